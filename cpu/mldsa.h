@@ -1,0 +1,201 @@
+// mldsa.h - the public API of the FIPS 204 core (target mldsa_cpu).
+//
+// No OpenSSL here: the provider, the GPU engine, tests and benchmarks all call
+// this header. Key objects are immutable after construction, so one key may be
+// shared by many threads; every secret they hold is zeroized on destruction.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace mldsa {
+
+enum class ParamSet : uint8_t { ML_DSA_44 = 0, ML_DSA_65 = 1, ML_DSA_87 = 2 };
+
+// FIPS 204 Table 1 and Table 2.
+struct Params {
+  ParamSet id;
+  const char* name;           // "ML-DSA-44" ...
+  unsigned k, l;              // matrix A is k x l
+  unsigned eta;               // secret coefficient range [-eta, eta]
+  unsigned tau;               // non-zero coefficients of the challenge c
+  unsigned beta;              // tau * eta
+  unsigned gamma1_bits;       // gamma1 = 2^gamma1_bits
+  int32_t gamma1;
+  int32_t gamma2;             // (q-1)/88 or (q-1)/32
+  unsigned omega;             // max number of hint bits
+  unsigned lambda;            // collision strength in bits; c~ has lambda/4 bytes
+  unsigned security_category; // NIST category 2, 3 or 5
+  size_t pk_bytes, sk_bytes, sig_bytes;
+};
+
+const Params& params(ParamSet p);
+// "ML-DSA-44", "ML-DSA-65", "ML-DSA-87" (exact match); nullptr otherwise.
+const Params* params_by_name(std::string_view name);
+
+inline constexpr size_t SEED_BYTES = 32;
+inline constexpr size_t RND_BYTES = 32;
+inline constexpr size_t TR_BYTES = 64;
+inline constexpr size_t MU_BYTES = 64;
+inline constexpr size_t MAX_CONTEXT_BYTES = 255;
+inline constexpr size_t MAX_PK_BYTES = 2592;
+inline constexpr size_t MAX_SK_BYTES = 4896;
+inline constexpr size_t MAX_SIG_BYTES = 4627;
+
+// Every failure has its own code, so callers can raise a precise error.
+enum class Status : int {
+  ok = 0,
+  verify_failed,        // well-formed signature that does not verify
+  bad_pk_length,
+  bad_sk_length,
+  bad_sig_length,
+  bad_seed_length,
+  bad_mu_length,
+  bad_digest_length,    // pre-hash digest length does not match the hash
+  context_too_long,     // more than 255 bytes
+  sk_s1_out_of_range,   // a coefficient of s1 outside [-eta, eta]
+  sk_s2_out_of_range,
+  sk_t0_mismatch,       // t0 is not the one A*s1+s2 gives
+  sk_tr_mismatch,       // tr != H(pk) for the pk the secret key implies
+  sig_malformed_hint,   // hint indices not increasing, over omega, or non-zero padding
+  unsupported_hash,     // a hash the core cannot compute itself (SHA-2)
+  rng_failure,          // the OS random source failed
+  internal_error,
+};
+const char* status_string(Status s);
+
+// ---------------------------------------------------------------------------
+// Keys
+
+class PublicKey {
+ public:
+  // Decodes pk (FIPS 204 Algorithm 23) and expands it once: A^, t1*2^d in NTT
+  // form, and tr = H(pk, 64).
+  static Status decode(const Params& p, std::span<const uint8_t> pk, std::unique_ptr<PublicKey>& out);
+  ~PublicKey();
+  PublicKey(const PublicKey&) = delete;
+  PublicKey& operator=(const PublicKey&) = delete;
+
+  const Params& params() const;
+  std::span<const uint8_t> encoded() const;  // pkEncode bytes
+  const uint8_t* tr() const;                 // 64 bytes
+  bool operator==(const PublicKey& o) const; // same parameter set and pk bytes
+
+  struct Expanded;  // defined in cpu/key_expanded.h (the core's internal layout)
+  const Expanded& expanded() const { return *x_; }
+
+ private:
+  explicit PublicKey(std::unique_ptr<Expanded> x);
+  std::unique_ptr<Expanded> x_;
+  friend class PrivateKey;
+};
+
+class PrivateKey {
+ public:
+  // ML-DSA.KeyGen_internal (Algorithm 6) from the 32-byte seed xi; keeps xi.
+  static Status from_seed(const Params& p, std::span<const uint8_t> seed, std::unique_ptr<PrivateKey>& out);
+  // ML-DSA.KeyGen (Algorithm 1): xi drawn from the OS random source.
+  static Status generate(const Params& p, std::unique_ptr<PrivateKey>& out);
+  // skDecode (Algorithm 25) plus the checks FIPS 204 leaves to implementers:
+  // s1/s2 ranges, t0 and tr consistent with the pk that A*s1+s2 gives.
+  static Status from_sk(const Params& p, std::span<const uint8_t> sk, std::unique_ptr<PrivateKey>& out);
+  ~PrivateKey();
+  PrivateKey(const PrivateKey&) = delete;
+  PrivateKey& operator=(const PrivateKey&) = delete;
+
+  const Params& params() const;
+  bool has_seed() const;
+  std::span<const uint8_t> seed() const;     // empty when loaded from sk only
+  std::span<const uint8_t> encoded() const;  // skEncode bytes
+  const PublicKey& public_key() const;       // the matching public key
+
+  struct Expanded;  // defined in cpu/key_expanded.h
+  const Expanded& expanded() const { return *x_; }
+
+ private:
+  PrivateKey(std::unique_ptr<Expanded> x, std::unique_ptr<PublicKey> pub);
+  std::unique_ptr<Expanded> x_;
+  std::unique_ptr<PublicKey> pub_;
+};
+
+// ---------------------------------------------------------------------------
+// HashML-DSA (FIPS 204 Section 5.4): the hashes allowed for the pre-hash.
+
+enum class HashAlg : uint8_t {
+  SHA2_224, SHA2_256, SHA2_384, SHA2_512, SHA2_512_224, SHA2_512_256,
+  SHA3_224, SHA3_256, SHA3_384, SHA3_512, SHAKE128, SHAKE256,
+};
+size_t hash_digest_bytes(HashAlg h);              // SHAKE128: 32, SHAKE256: 64
+std::span<const uint8_t> hash_oid_der(HashAlg h); // DER of the hash's OID (tag, length, value)
+const char* hash_name(HashAlg h);                 // "SHA2-256", "SHA3-512", "SHAKE-128", ...
+// Accepts ACVP names ("SHA2-512/256", "SHAKE-128") and OpenSSL names
+// ("SHA512-256", "SHA3-256", "SHAKE128"); false if unknown.
+bool hash_from_name(std::string_view name, HashAlg& out);
+// Computes the digest of msg with the core's own Keccak (SHA-3 and SHAKE only);
+// SHA-2 returns Status::unsupported_hash: the caller hashes those itself.
+Status prehash_digest(HashAlg h, std::span<const uint8_t> msg, uint8_t* digest_out);
+
+// ---------------------------------------------------------------------------
+// mu = H(tr || M', 64), built incrementally so a long message is never copied.
+
+class MuBuilder {
+ public:
+  MuBuilder();
+  ~MuBuilder();
+  // M' = M (the internal interface, Algorithm 7/8 with the caller's M').
+  void init_internal(const uint8_t tr[TR_BYTES]);
+  // M' = 0 || len(ctx) || ctx || M (pure ML-DSA, Algorithms 2/3).
+  Status init_pure(const uint8_t tr[TR_BYTES], std::span<const uint8_t> ctx);
+  // M' = 1 || len(ctx) || ctx || OID(h) || digest (HashML-DSA, Algorithms 4/5).
+  // Complete after this call: no update() follows.
+  Status init_prehash(const uint8_t tr[TR_BYTES], std::span<const uint8_t> ctx, HashAlg h,
+                      std::span<const uint8_t> digest);
+  void update(std::span<const uint8_t> data);
+  void final(uint8_t mu[MU_BYTES]);
+
+ private:
+  alignas(8) uint8_t state_[256];  // opaque SHAKE256 state
+};
+
+// ---------------------------------------------------------------------------
+// Sign and verify. sig has params().sig_bytes bytes. rnd: 32 bytes, or nullptr
+// for hedged signing with fresh OS randomness. Deterministic signing passes 32
+// zero bytes (FIPS 204 Algorithm 2, line 5).
+
+Status sign(const PrivateKey& key, std::span<const uint8_t> msg, std::span<const uint8_t> ctx,
+            const uint8_t* rnd, uint8_t* sig);
+Status sign_prehash(const PrivateKey& key, HashAlg h, std::span<const uint8_t> digest,
+                    std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig);
+Status sign_internal(const PrivateKey& key, std::span<const uint8_t> mprime, const uint8_t* rnd,
+                     uint8_t* sig);
+// External mu: Algorithm 7 from line 7 on, given mu.
+Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig);
+
+// ok, verify_failed, bad_sig_length, sig_malformed_hint, context_too_long, ...
+Status verify(const PublicKey& key, std::span<const uint8_t> msg, std::span<const uint8_t> ctx,
+              std::span<const uint8_t> sig);
+Status verify_prehash(const PublicKey& key, HashAlg h, std::span<const uint8_t> digest,
+                      std::span<const uint8_t> ctx, std::span<const uint8_t> sig);
+Status verify_internal(const PublicKey& key, std::span<const uint8_t> mprime, std::span<const uint8_t> sig);
+Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<const uint8_t> sig);
+
+// ---------------------------------------------------------------------------
+// Backends (cpu/backend.h holds the kernel table).
+
+// Name of the backend in use: "ref", "avx2" or "avx512".
+const char* backend_name();
+// Forces a backend by name ("auto" picks the best the CPU supports). Returns
+// false if the name is unknown or the CPU lacks it. Not thread-safe against
+// concurrent signing; call at start-up. MLDSA_ACCEL_CPU in the environment
+// does the same at first use.
+bool select_backend(std::string_view name);
+
+// Fills buf from the OS random source (getrandom); false on failure.
+bool os_random(uint8_t* buf, size_t len);
+// Zeroizes memory in a way the compiler cannot remove.
+void secure_zero(void* p, size_t len);
+
+}  // namespace mldsa

@@ -1,0 +1,47 @@
+// errors.h - the provider's reason codes. Strings live in errors.cc and are
+// handed to OpenSSL by get_reason_strings, so `openssl` prints them.
+#pragma once
+
+#include "cpu/mldsa.h"
+
+namespace mldsa::prov {
+
+enum Reason : int {
+  R_CONTEXT_TOO_LONG = 100,      // "context string longer than 255 bytes"
+  R_UNSUPPORTED_DIGEST,          // "unsupported digest for ML-DSA"
+  R_SEED_PRIV_MISMATCH,          // "private key seed does not match the expanded key"
+  R_PUB_PRIV_MISMATCH,           // "public key does not match the private key"
+  R_BAD_PUBLIC_KEY_LENGTH,
+  R_BAD_PRIVATE_KEY_LENGTH,
+  R_BAD_SEED_LENGTH,
+  R_BAD_SIGNATURE_LENGTH,
+  R_BAD_MU_LENGTH,
+  R_BAD_ENTROPY_LENGTH,
+  R_S1_OUT_OF_RANGE,
+  R_S2_OUT_OF_RANGE,
+  R_T0_MISMATCH,
+  R_TR_MISMATCH,
+  R_MALFORMED_HINT,
+  R_VERIFY_FAILED,
+  R_MISSING_KEY,                 // "no key set" / key lacks the part the operation needs
+  R_WRONG_KEY_TYPE,
+  R_BUFFER_TOO_SMALL,
+  R_RNG_FAILURE,
+  R_BAD_ENCODING,                // malformed DER / key format
+  R_FORMAT_NOT_ALLOWED,          // PKCS#8 format not in ml-dsa.input_formats
+  R_UNKNOWN_FORMAT,
+  R_OPERATION_NOT_INITIALIZED,
+  R_BAD_MESSAGE_ENCODING,
+  R_NOT_SUPPORTED,
+  R_INTERNAL_ERROR,
+};
+
+// Raises an OpenSSL error with the provider's reason (ERR_new + ERR_set_debug
+// + ERR_set_error through the core's upcalls).
+#define MLDSA_RAISE(reason) ::mldsa::prov::raise_error((reason), OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC)
+void raise_error(int reason, const char* file, int line, const char* func);
+// Maps a core Status to a reason and raises it.
+void raise_status(mldsa::Status s, const char* file, int line, const char* func);
+#define MLDSA_RAISE_STATUS(st) ::mldsa::prov::raise_status((st), OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC)
+
+}  // namespace mldsa::prov
