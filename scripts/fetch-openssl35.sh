@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# fetch-openssl35.sh - get an OpenSSL 3.5+ command-line tool on Debian 12.
+#
+# Debian 12 ships OpenSSL 3.0, which has no ML-DSA of its own. The interop
+# tests compare this provider with OpenSSL 3.5's built-in ML-DSA, so this script
+# downloads Debian 13 (trixie) packages with apt-get against a private sources
+# list and state directory (the system's apt setup is left untouched), unpacks
+# them with dpkg -x, and writes a wrapper that runs trixie's openssl through
+# trixie's own dynamic loader (its libcrypto needs trixie's newer glibc).
+#
+# Usage: scripts/fetch-openssl35.sh [--dir DIR] [--refresh]
+#   DIR defaults to $MLDSA_ACCEL_OPENSSL35_DIR, else
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/mldsa-accel/openssl35.
+#   A cache that already holds a working 3.5+ wrapper is reused; --refresh
+#   downloads again. Prints the wrapper's path (DIR/bin/openssl35) on stdout;
+#   progress goes to stderr. Needs network access to the Debian mirror the
+#   system already uses, but not root.
+set -euo pipefail
+
+dir="${MLDSA_ACCEL_OPENSSL35_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mldsa-accel/openssl35}"
+refresh=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dir) dir="$2"; shift 2 ;;
+    --refresh) refresh=1; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "fetch-openssl35: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "fetch-openssl35: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+packages=(openssl libssl3t64 libc6 libzstd1 zlib1g)
+wrapper="$dir/bin/openssl35"
+
+# True when the wrapper runs and reports OpenSSL 3.5 or later.
+wrapper_ok() {
+  [ -x "$wrapper" ] || return 1
+  local v
+  v=$("$wrapper" version 2>/dev/null) || return 1
+  [[ "$v" =~ ^OpenSSL\ 3\.([0-9]+)\. ]] && [ "${BASH_REMATCH[1]}" -ge 5 ]
+}
+
+# The Debian mirror this system already uses (a *.list "deb" line or a
+# deb822 *.sources "URIs:" field whose path ends in /debian, not the security one).
+debian_mirror() {
+  local f line url
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -r "$f" ] || continue
+    while IFS= read -r line; do
+      line="${line%%#*}"
+      case "$line" in
+        deb\ *) url=$(awk '{for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit }}' <<<"$line") ;;
+        URIs:*) url=$(awk '{print $2}' <<<"$line") ;;
+        *) continue ;;
+      esac
+      url="${url%/}"
+      if [[ "$url" == */debian ]]; then echo "$url"; return 0; fi
+    done <"$f"
+  done
+  return 1
+}
+
+mkdir -p "$dir"
+# One fetch at a time per cache (parallel test runs may call this together).
+exec 9>"$dir/.lock"
+command -v flock >/dev/null && flock 9
+
+if [ "$refresh" = 0 ] && wrapper_ok; then
+  say "using cached $("$wrapper" version)"
+  echo "$wrapper"
+  exit 0
+fi
+
+for tool in apt-get dpkg; do
+  command -v "$tool" >/dev/null || die "$tool not found (this script needs Debian's apt and dpkg)"
+done
+mirror="${MLDSA_ACCEL_DEBIAN_MIRROR:-$(debian_mirror || true)}"
+[ -n "$mirror" ] || die "no Debian mirror found in /etc/apt/sources.list*; set MLDSA_ACCEL_DEBIAN_MIRROR"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -r "$keyring" ] || die "$keyring missing (install debian-archive-keyring)"
+
+apt_dir="$dir/apt"
+mkdir -p "$apt_dir/etc" "$apt_dir/state/lists/partial" "$apt_dir/cache/archives/partial" "$dir/debs"
+echo "deb [signed-by=$keyring] $mirror trixie main" >"$apt_dir/etc/sources.list"
+apt_opts=(
+  -o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"
+  -o "Dir::Etc::SourceParts=/dev/null"
+  -o "Dir::State=$apt_dir/state"
+  -o "Dir::State::status=/dev/null"
+  -o "Dir::Cache=$apt_dir/cache"
+  -o "APT::Architecture=amd64"
+  -o "APT::Sandbox::User=$(id -un)"
+  -o "Debug::NoLocking=1"
+)
+
+say "updating the private package list from $mirror (trixie)"
+apt-get "${apt_opts[@]}" -q update >&2 || die "apt-get update of the trixie list failed"
+
+say "downloading ${packages[*]}"
+rm -f "$dir/debs/"*.deb
+(cd "$dir/debs" && apt-get "${apt_opts[@]}" -q download "${packages[@]}") >&2 \
+  || die "apt-get download failed"
+
+# Unpack into a fresh folder, then swap it in, so a failed run never leaves a
+# half-written root behind a working-looking wrapper.
+root="$dir/root"
+rm -rf "$root.new"
+mkdir -p "$root.new"
+for deb in "$dir/debs/"*.deb; do
+  dpkg -x "$deb" "$root.new"
+done
+rm -rf "$root"
+mv "$root.new" "$root"
+
+# trixie is merged-/usr: the loader lives in usr/lib64 (lib64 on older layouts).
+loader=""
+for cand in "$root/usr/lib64/ld-linux-x86-64.so.2" "$root/lib64/ld-linux-x86-64.so.2"; do
+  if [ -e "$cand" ]; then loader="$cand"; break; fi
+done
+[ -n "$loader" ] || die "no ld-linux-x86-64.so.2 in the unpacked libc6"
+[ -x "$root/usr/bin/openssl" ] || die "no usr/bin/openssl in the unpacked openssl package"
+
+mkdir -p "$dir/bin"
+cat >"$wrapper.new" <<WRAP
+#!/bin/sh
+# OpenSSL from Debian 13, run with its own loader and libraries (written by
+# scripts/fetch-openssl35.sh). OPENSSL_CONF / OPENSSL_MODULES already set by
+# the caller win, so tests can point it at their own config and provider folder.
+root='$root'
+export OPENSSL_CONF="\${OPENSSL_CONF:-\$root/etc/ssl/openssl.cnf}"
+export OPENSSL_MODULES="\${OPENSSL_MODULES:-\$root/usr/lib/x86_64-linux-gnu/ossl-modules}"
+exec '$loader' --library-path "\$root/usr/lib/x86_64-linux-gnu:\$root/lib/x86_64-linux-gnu" "\$root/usr/bin/openssl" "\$@"
+WRAP
+chmod +x "$wrapper.new"
+mv "$wrapper.new" "$wrapper"
+
+wrapper_ok || die "the unpacked openssl does not run or is older than 3.5: $("$wrapper" version 2>&1 | head -3)"
+say "ready: $("$wrapper" version)"
+echo "$wrapper"
