@@ -1,0 +1,18 @@
+// main.cc - bench_core: every row for ML-DSA-44, -65 and -87 in turn.
+#include "bench/bench.h"
+
+int main(int argc, char** argv) {
+  using mldsa::ParamSet;
+  for (ParamSet set : {ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87}) {
+    mldsa::bench::register_core_benchmarks(set);
+#ifdef MLDSA_BENCH_PROVIDER
+    mldsa::bench::register_provider_benchmarks(set);
+#endif
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("mldsa backend", mldsa::backend_name());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
