@@ -4,7 +4,10 @@
 #include "cpu/mldsa.h"
 #include "provider/provctx.h"
 
+#include <cstdint>
 #include <memory>
+#include <span>
+#include <string_view>
 
 namespace mldsa::prov {
 
@@ -30,8 +33,35 @@ struct Variant {
   const char* name;      // "ML-DSA-44"
 };
 const Variant& variant(mldsa::ParamSet set);
+// Looks a variant up by any of its names ("ML-DSA-65", "MLDSA65", "id-ml-dsa-65",
+// the dotted OID; case-insensitive); nullptr when none matches.
+const Variant* variant_by_name(std::string_view name);
 
 Key* key_new(ProvCtx* ctx, mldsa::ParamSet set);
 void key_free(Key* k);
+// Copies the parts of k that selection (OSSL_KEYMGMT_SELECT_*) names; the
+// copy of a private key keeps its seed when k has one.
+Key* key_dup(const Key* k, int selection);
+// Drops every part of the key (the parameter set stays).
+void key_reset(Key* k);
+
+// Fills an empty key from the encodings import and the decoders receive; any
+// part may be empty, not all of them. The rules (OpenSSL 3.5's):
+//  - seed and priv both given: the seed wins (priv must match it, else
+//    R_SEED_PRIV_MISMATCH) unless ml-dsa.prefer_seed is "no", in which case
+//    priv is loaded and the seed is checked against it the same way;
+//  - pub given with a private part: it must be the derived one, else
+//    R_PUB_PRIV_MISMATCH;
+//  - ml-dsa.retain_seed "no": the seed is not kept in the key.
+// Wrong lengths raise R_BAD_SEED_LENGTH / R_BAD_PRIVATE_KEY_LENGTH /
+// R_BAD_PUBLIC_KEY_LENGTH; a malformed sk the core's precise reason.
+// On failure the provider error is raised, the key stays empty, false returns.
+bool key_from_parts(Key* k, std::span<const uint8_t> seed, std::span<const uint8_t> priv,
+                    std::span<const uint8_t> pub);
+
+// Generates a fresh key pair into an empty key: from seed when it is not
+// empty (32 bytes), else from a seed drawn from the provider's library
+// context RNG (the OS source if that fails). Raises on failure.
+bool key_generate(Key* k, std::span<const uint8_t> seed);
 
 }  // namespace mldsa::prov

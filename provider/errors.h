@@ -34,6 +34,8 @@ enum Reason : int {
   R_BAD_MESSAGE_ENCODING,
   R_NOT_SUPPORTED,
   R_INTERNAL_ERROR,
+  R_BAD_DIGEST_LENGTH,           // HashML-DSA: pre-hash digest of the wrong length
+  R_PARAM_AFTER_UPDATE,          // a signing parameter changed after message data arrived
 };
 
 // Raises an OpenSSL error with the provider's reason (ERR_new + ERR_set_debug
