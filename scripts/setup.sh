@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# setup.sh - make sure the Debian 12 packages this project needs are installed.
+#
+# As root, installs the missing ones with apt-get (running apt-get update
+# first). Otherwise prints the missing ones and the command to install them,
+# and exits 1. Sourced or run by demo.sh, test.sh and .ci/run.
+set -euo pipefail
+
+# build-essential/cmake/pkg-config: the build. libssl-dev/openssl: OpenSSL 3.0
+# headers and the CLI the provider is tested with. libgtest-dev/libgmock-dev:
+# ctest suites. libbenchmark-dev: bench/. valgrind: the constant-time test.
+# python3: vector and benchmark helpers. ca-certificates, debian-archive-keyring:
+# apt downloads of the OpenSSL 3.5 packages (scripts/fetch-openssl35.sh).
+packages=(
+  build-essential cmake pkg-config libssl-dev openssl
+  libgtest-dev libgmock-dev libbenchmark-dev valgrind python3
+  ca-certificates debian-archive-keyring
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all required Debian packages are installed"
+  exit 0
+fi
+
+echo "setup: missing Debian packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: not root; install them with:"
+  echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}"
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+[ "${MLDSA_ACCEL_APT_UPDATED:-0}" = 1 ] || apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: installed ${missing[*]}"

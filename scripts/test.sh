@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# test.sh - build and run every test of mldsa-accel. Exits non-zero on any failure.
+#
+# Stages, each in its own build folder under the repository (or under
+# $MLDSA_ACCEL_BUILD_ROOT):
+#   1. build/        Release build, the full ctest suite (core, provider, CLI,
+#                    and OpenSSL 3.5 interop through $OPENSSL35)
+#   2. build-asan/   ASan + UBSan build (-DMLDSA_ACCEL_SANITIZE=ON), full ctest
+#   3. build-ct/     valgrind constant-time check (-DMLDSA_ACCEL_CT_TESTING=ON), ctest -L ct
+#   4. build-cuda/   the CUDA code compiled for sm_90, when /usr/local/cuda/bin/nvcc
+#                    and kernels/ exist (GPU tests run only where a GPU is present)
+# OPENSSL35 (a 3.5+ openssl binary) is taken from the environment, else fetched
+# with scripts/fetch-openssl35.sh; MLDSA_ACCEL_SKIP_OPENSSL35=1 skips the fetch
+# (the interop tests then report themselves skipped).
+# Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,cuda.
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_root=${MLDSA_ACCEL_BUILD_ROOT:-$repo}
+jobs=${MLDSA_ACCEL_JOBS:-$(nproc)}
+only="release,asan,ct,cuda"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) only="$2"; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+wanted() { [[ ",$only," == *",$1,"* ]]; }
+
+"$repo/scripts/setup.sh" || exit 1
+
+summary=()
+failed=0
+# Reports of an earlier run must not count in this run's summary.
+rm -f "$build_root"/build{,-asan,-ct,-cuda}/ctest-junit.xml
+t_all=$SECONDS
+# run_stage NAME COMMAND...: runs one stage, records PASS/FAIL and its time.
+run_stage() {
+  local name=$1 t0=$SECONDS
+  shift
+  echo
+  echo "=================== $name"
+  if "$@"; then
+    summary+=("PASS  $name ($((SECONDS - t0)) s)")
+  else
+    summary+=("FAIL  $name ($((SECONDS - t0)) s)")
+    failed=1
+  fi
+}
+
+configure_and_build() {  # DIR [cmake options...]
+  local dir=$1
+  shift
+  cmake -S "$repo" -B "$dir" "$@" && cmake --build "$dir" -j"$jobs"
+}
+
+# ctest with a JUnit report, which the summary counts from.
+run_ctest() {  # DIR [ctest options...]
+  local dir=$1
+  shift
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" --output-junit "$dir/ctest-junit.xml" "$@"
+}
+
+if wanted release || wanted asan; then
+  if [ -n "${OPENSSL35:-}" ]; then
+    echo "test.sh: OPENSSL35=$OPENSSL35 (from the environment)"
+  elif [ "${MLDSA_ACCEL_SKIP_OPENSSL35:-0}" = 1 ]; then
+    echo "test.sh: MLDSA_ACCEL_SKIP_OPENSSL35=1: OpenSSL 3.5 interop tests will be skipped"
+  else
+    if OPENSSL35=$("$repo/scripts/fetch-openssl35.sh"); then
+      export OPENSSL35
+      echo "test.sh: OPENSSL35=$OPENSSL35"
+    else
+      summary+=("FAIL  fetch OpenSSL 3.5 (set MLDSA_ACCEL_SKIP_OPENSSL35=1 to run without it)")
+      failed=1
+    fi
+  fi
+fi
+
+release_stage() {
+  configure_and_build "$build_root/build" -DCMAKE_BUILD_TYPE=Release && run_ctest "$build_root/build"
+}
+asan_stage() {
+  configure_and_build "$build_root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DMLDSA_ACCEL_SANITIZE=ON -DMLDSA_ACCEL_BENCH=OFF &&
+    run_ctest "$build_root/build-asan"
+}
+ct_stage() {
+  configure_and_build "$build_root/build-ct" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DMLDSA_ACCEL_CT_TESTING=ON -DMLDSA_ACCEL_BENCH=OFF &&
+    run_ctest "$build_root/build-ct" -L ct --no-tests=error
+}
+cuda_stage() {
+  configure_and_build "$build_root/build-cuda" -DCMAKE_BUILD_TYPE=Release -DMLDSA_ACCEL_BENCH=OFF \
+    -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc -DCMAKE_CUDA_ARCHITECTURES=90 &&
+    run_ctest "$build_root/build-cuda" -L gpu
+}
+
+wanted release && run_stage "release build + ctest" release_stage
+wanted asan && run_stage "ASan+UBSan build + ctest" asan_stage
+wanted ct && run_stage "valgrind constant-time check" ct_stage
+if wanted cuda; then
+  if [ ! -x /usr/local/cuda/bin/nvcc ]; then
+    summary+=("SKIP  CUDA build (skipped: no /usr/local/cuda/bin/nvcc)")
+  elif [ ! -f "$repo/kernels/CMakeLists.txt" ]; then
+    summary+=("SKIP  CUDA build (skipped: no kernels/ in this tree yet)")
+  else
+    run_stage "CUDA build for sm_90" cuda_stage
+  fi
+fi
+
+echo
+echo "=================== summary ($((SECONDS - t_all)) s)"
+printf '%s\n' "${summary[@]}"
+# One closing count over every ctest run above.
+python3 - "$build_root" <<'PY'
+import glob, os, sys
+import xml.etree.ElementTree as ET
+passed = failed = skipped = 0
+for d in ("build", "build-asan", "build-ct", "build-cuda"):
+    path = os.path.join(sys.argv[1], d, "ctest-junit.xml")
+    if not os.path.exists(path):
+        continue
+    for case in ET.parse(path).getroot().iter("testcase"):
+        status = case.get("status")
+        if status == "run":
+            passed += 1
+        elif status == "fail":
+            failed += 1
+        else:
+            skipped += 1
+print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+PY
+exit $failed
