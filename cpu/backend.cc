@@ -1,0 +1,76 @@
+// backend.cc - the backend table and its run-time choice.
+#include "cpu/backend.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
+
+#include "cpu/keccak.h"
+#include "cpu/mldsa.h"
+#include "cpu/ntt.h"
+#include "cpu/sampling.h"
+
+namespace mldsa {
+
+const Backend kRefBackend = {
+    "ref",
+    keccakf1600_ref,
+    keccakf1600x4_ref,
+    ntt_ref,
+    invntt_tomont_ref,
+    pointwise_acc_ref,
+    expand_a_ref,
+    expand_s_ref,
+    expand_mask_ref,
+};
+
+namespace {
+
+// Backends compiled in, best first. Vector backends register here when built.
+const Backend* const kBackends[] = {&kRefBackend};
+
+bool cpu_supports(const Backend& b) { return &b == &kRefBackend; }
+
+const Backend* find(std::string_view name) {
+  if (name == "auto") {
+    for (const Backend* b : kBackends)
+      if (cpu_supports(*b)) return b;
+    return &kRefBackend;
+  }
+  for (const Backend* b : kBackends)
+    if (name == b->name) return cpu_supports(*b) ? b : nullptr;
+  return nullptr;
+}
+
+std::atomic<const Backend*> g_active{nullptr};
+
+const Backend* initial() {
+  const char* env = std::getenv("MLDSA_ACCEL_CPU");
+  if (env && *env) {
+    if (const Backend* b = find(env)) return b;
+  }
+  return find("auto");
+}
+
+}  // namespace
+
+const Backend& backend() {
+  const Backend* b = g_active.load(std::memory_order_acquire);
+  if (!b) {
+    b = initial();
+    const Backend* expected = nullptr;
+    if (!g_active.compare_exchange_strong(expected, b, std::memory_order_acq_rel)) b = expected;
+  }
+  return *b;
+}
+
+const char* backend_name() { return backend().name; }
+
+bool select_backend(std::string_view name) {
+  const Backend* b = find(name);
+  if (!b) return false;
+  g_active.store(b, std::memory_order_release);
+  return true;
+}
+
+}  // namespace mldsa

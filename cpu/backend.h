@@ -1,0 +1,47 @@
+// backend.h - the seam between the FIPS 204 algorithms and the hot kernels.
+//
+// Each backend (ref here, cpu/avx2/, cpu/avx512/) fills one table. All
+// backends must give bit-identical results: coefficient order and ranges
+// below are part of the contract. Polynomials in the NTT domain are in the
+// standard bit-reversed order of FIPS 204 Algorithm 41.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/poly.h"
+
+namespace mldsa {
+
+struct Backend {
+  const char* name;
+
+  // Keccak-f[1600] on one state, and on four independent states.
+  void (*keccakf1600)(uint64_t s[25]);
+  void (*keccakf1600x4)(uint64_t s[4][25]);
+
+  // Forward NTT (Algorithm 41). In: |a_i| < q. Out: |a_i| < 9q.
+  void (*ntt)(Poly* a);
+  // Inverse NTT (Algorithm 42) times the Montgomery factor 2^32.
+  // In: |a_i| < q (after pointwise products). Out: |a_i| < q.
+  void (*invntt_tomont)(Poly* a);
+  // c = sum_{i<n} a[i] o b[i] * 2^-32 (pointwise, Montgomery). Inputs |x| < 9q
+  // for a, |x| < q for b; out |c_i| < q.
+  void (*pointwise_acc)(Poly* c, const Poly* a, const Poly* b, unsigned n);
+
+  // ExpandA (Algorithm 32): A^[i*l + j] = RejNTTPoly(rho || j || i), in [0, q).
+  void (*expand_a)(Poly* A, const uint8_t rho[32], unsigned k, unsigned l);
+  // ExpandS (Algorithm 33) part: s[i] = RejBoundedPoly(rho' || (nonce+i) as 2 bytes),
+  // coefficients in [-eta, eta].
+  void (*expand_s)(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce);
+  // ExpandMask (Algorithm 34): y[r] from H(rho'' || kappa + r), r < l.
+  void (*expand_mask)(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits);
+};
+
+// The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best
+// the CPU supports).
+const Backend& backend();
+
+// The portable backend, always available.
+extern const Backend kRefBackend;
+
+}  // namespace mldsa

@@ -1,0 +1,40 @@
+// keccak.h - Keccak-f[1600] and the sponge (FIPS 202): SHAKE128/256, SHA3-*.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mldsa {
+
+inline constexpr unsigned SHAKE128_RATE = 168;
+inline constexpr unsigned SHAKE256_RATE = 136;
+inline constexpr uint8_t DS_SHAKE = 0x1F;  // domain separation + first pad bit
+inline constexpr uint8_t DS_SHA3 = 0x06;
+
+// The portable permutation (backends may supply faster ones).
+void keccakf1600_ref(uint64_t s[25]);
+// Four independent permutations; the portable one loops over keccakf1600_ref.
+void keccakf1600x4_ref(uint64_t s[4][25]);
+
+// An incremental sponge. Absorb any number of times, finalize once, then
+// squeeze any number of times.
+struct Keccak {
+  uint64_t s[25];
+  unsigned rate;  // bytes
+  unsigned pos;   // byte offset within the current block
+
+  void init(unsigned rate_bytes);
+  void absorb(const uint8_t* in, size_t len);
+  void finalize(uint8_t ds);
+  void squeeze(uint8_t* out, size_t len);
+  void squeeze_blocks(uint8_t* out, size_t nblocks);  // only right after finalize or whole blocks
+  void wipe();
+};
+
+// One-shot helpers.
+void shake128(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen);
+void shake256(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen);
+// SHA3 with a digest of mdlen bytes (28, 32, 48, 64).
+void sha3(uint8_t* out, size_t mdlen, const uint8_t* in, size_t inlen);
+
+}  // namespace mldsa

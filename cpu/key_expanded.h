@@ -1,0 +1,34 @@
+// key_expanded.h - the expanded forms keys keep, so repeated signing or
+// verification with one key skips ExpandA, the NTTs of the secrets, and H(pk).
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/mldsa.h"
+#include "cpu/poly.h"
+
+namespace mldsa {
+
+struct PublicKey::Expanded {
+  const Params* p;
+  uint8_t pk[MAX_PK_BYTES];
+  uint8_t rho[32];
+  uint8_t tr[TR_BYTES];
+  Poly A[MAX_K * MAX_L];  // A^[i*l + j], NTT domain, [0, q)
+  Poly t1_hat[MAX_K];     // NTT(t1 * 2^d)
+};
+
+struct PrivateKey::Expanded {
+  const Params* p;
+  bool has_seed;
+  uint8_t seed[SEED_BYTES];
+  uint8_t sk[MAX_SK_BYTES];
+  uint8_t K[32];
+  uint8_t tr[TR_BYTES];
+  Poly s1_hat[MAX_L];  // NTT domain
+  Poly s2_hat[MAX_K];
+  Poly t0_hat[MAX_K];
+  // A^ and rho live in the public key.
+};
+
+}  // namespace mldsa

@@ -1,0 +1,188 @@
+// keygen.cc - key generation (FIPS 204 Algorithms 1 and 6), key decoding and
+// the expanded key forms.
+#include <cstring>
+
+#include "cpu/backend.h"
+#include "cpu/ct.h"
+#include "cpu/keccak.h"
+#include "cpu/key_expanded.h"
+#include "cpu/mldsa.h"
+#include "cpu/packing.h"
+#include "cpu/rounding.h"
+
+namespace mldsa {
+namespace {
+
+// t = NTT^-1(A^ o s1^) + s2, then Power2Round (Algorithm 6 lines 5-6).
+void compute_t1_t0(const Params& p, const Poly* A, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0) {
+  const Backend& be = backend();
+  Poly t;
+  for (unsigned i = 0; i < p.k; ++i) {
+    be.pointwise_acc(&t, &A[i * p.l], s1_hat, p.l);
+    be.invntt_tomont(&t);
+    for (int j = 0; j < N; ++j) t.c[j] = freeze(t.c[j] + s2[i].c[j]);
+    poly_power2round(&t1[i], &t0[i], &t);
+  }
+  secure_zero(&t, sizeof t);
+}
+
+// Fills the public expansion from rho (A^ already expanded) and t1.
+void finish_public(PublicKey::Expanded& x, Poly* t1) {
+  const Params& p = *x.p;
+  declassify_bytes(t1, sizeof(Poly) * p.k);  // t1 is part of pk
+  pk_encode(x.pk, p, x.rho, t1);
+  shake256(x.tr, TR_BYTES, x.pk, p.pk_bytes);
+  const Backend& be = backend();
+  for (unsigned i = 0; i < p.k; ++i) {
+    for (int j = 0; j < N; ++j) x.t1_hat[i].c[j] = t1[i].c[j] << D;
+    be.ntt(&x.t1_hat[i]);
+  }
+}
+
+// Every secret value lives inside Expanded or a local wiped before return.
+void ntt_vec(Poly* v, unsigned n) {
+  const Backend& be = backend();
+  for (unsigned i = 0; i < n; ++i) be.ntt(&v[i]);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// PublicKey
+
+PublicKey::PublicKey(std::unique_ptr<Expanded> x) : x_(std::move(x)) {}
+PublicKey::~PublicKey() = default;
+const Params& PublicKey::params() const { return *x_->p; }
+std::span<const uint8_t> PublicKey::encoded() const { return {x_->pk, x_->p->pk_bytes}; }
+const uint8_t* PublicKey::tr() const { return x_->tr; }
+bool PublicKey::operator==(const PublicKey& o) const {
+  return x_->p == o.x_->p && std::memcmp(x_->pk, o.x_->pk, x_->p->pk_bytes) == 0;
+}
+
+Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::unique_ptr<PublicKey>& out) {
+  if (pk.size() != p.pk_bytes) return Status::bad_pk_length;
+  auto x = std::make_unique<Expanded>();
+  x->p = &p;
+  Poly t1[MAX_K];
+  pk_decode(p, pk.data(), x->rho, t1);
+  backend().expand_a(x->A, x->rho, p.k, p.l);
+  finish_public(*x, t1);
+  out.reset(new PublicKey(std::move(x)));
+  return Status::ok;
+}
+
+// ---------------------------------------------------------------------------
+// PrivateKey
+
+PrivateKey::PrivateKey(std::unique_ptr<Expanded> x, std::unique_ptr<PublicKey> pub)
+    : x_(std::move(x)), pub_(std::move(pub)) {}
+PrivateKey::~PrivateKey() {
+  if (x_) secure_zero(x_.get(), sizeof *x_);
+}
+const Params& PrivateKey::params() const { return *x_->p; }
+bool PrivateKey::has_seed() const { return x_->has_seed; }
+std::span<const uint8_t> PrivateKey::seed() const {
+  return x_->has_seed ? std::span<const uint8_t>(x_->seed, SEED_BYTES) : std::span<const uint8_t>();
+}
+std::span<const uint8_t> PrivateKey::encoded() const { return {x_->sk, x_->p->sk_bytes}; }
+const PublicKey& PrivateKey::public_key() const { return *pub_; }
+
+Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std::unique_ptr<PrivateKey>& out) {
+  if (seed.size() != SEED_BYTES) return Status::bad_seed_length;
+  auto x = std::make_unique<Expanded>();
+  auto px = std::make_unique<PublicKey::Expanded>();
+  x->p = px->p = &p;
+  x->has_seed = true;
+  std::memcpy(x->seed, seed.data(), SEED_BYTES);
+
+  // (rho, rho', K) = H(xi || k || l, 128)  (Algorithm 6 line 1)
+  uint8_t in[SEED_BYTES + 2], h[128];
+  std::memcpy(in, seed.data(), SEED_BYTES);
+  in[32] = static_cast<uint8_t>(p.k);
+  in[33] = static_cast<uint8_t>(p.l);
+  shake256(h, sizeof h, in, sizeof in);
+  std::memcpy(px->rho, h, 32);
+  declassify_bytes(px->rho, 32);  // rho is part of pk
+  const uint8_t* rhoprime = h + 32;
+  std::memcpy(x->K, h + 96, 32);
+
+  const Backend& be = backend();
+  be.expand_a(px->A, px->rho, p.k, p.l);
+  Poly s1[MAX_L], s2[MAX_K], t1[MAX_K], t0[MAX_K];
+  be.expand_s(s1, p.l, rhoprime, p.eta, 0);
+  be.expand_s(s2, p.k, rhoprime, p.eta, static_cast<uint16_t>(p.l));
+  std::memcpy(x->s1_hat, s1, sizeof(Poly) * p.l);
+  ntt_vec(x->s1_hat, p.l);
+  compute_t1_t0(p, px->A, x->s1_hat, s2, t1, t0);
+  finish_public(*px, t1);
+
+  std::memcpy(x->tr, px->tr, TR_BYTES);
+  sk_encode(x->sk, p, px->rho, x->K, x->tr, s1, s2, t0);
+  std::memcpy(x->s2_hat, s2, sizeof(Poly) * p.k);
+  ntt_vec(x->s2_hat, p.k);
+  std::memcpy(x->t0_hat, t0, sizeof(Poly) * p.k);
+  ntt_vec(x->t0_hat, p.k);
+
+  secure_zero(in, sizeof in);
+  secure_zero(h, sizeof h);
+  secure_zero(s1, sizeof s1);
+  secure_zero(s2, sizeof s2);
+  secure_zero(t0, sizeof t0);
+  out.reset(new PrivateKey(std::move(x), std::unique_ptr<PublicKey>(new PublicKey(std::move(px)))));
+  return Status::ok;
+}
+
+Status PrivateKey::generate(const Params& p, std::unique_ptr<PrivateKey>& out) {
+  uint8_t seed[SEED_BYTES];
+  if (!os_random(seed, sizeof seed)) return Status::rng_failure;
+  const Status st = from_seed(p, seed, out);
+  secure_zero(seed, sizeof seed);
+  return st;
+}
+
+Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::unique_ptr<PrivateKey>& out) {
+  if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
+  auto x = std::make_unique<Expanded>();
+  auto px = std::make_unique<PublicKey::Expanded>();
+  x->p = px->p = &p;
+  x->has_seed = false;
+  std::memcpy(x->sk, sk.data(), p.sk_bytes);
+
+  Poly s1[MAX_L], s2[MAX_K], t0[MAX_K], t1[MAX_K], t0_check[MAX_K];
+  Status st = sk_decode(p, sk.data(), px->rho, x->K, x->tr, s1, s2, t0);
+  declassify_bytes(px->rho, 32);  // rho and tr are public (part of / hash of pk)
+  declassify_bytes(x->tr, TR_BYTES);
+  if (st == Status::ok) {
+    const Backend& be = backend();
+    be.expand_a(px->A, px->rho, p.k, p.l);
+    std::memcpy(x->s1_hat, s1, sizeof(Poly) * p.l);
+    ntt_vec(x->s1_hat, p.l);
+    // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
+    compute_t1_t0(p, px->A, x->s1_hat, s2, t1, t0_check);
+    uint32_t diff = 0;
+    for (unsigned i = 0; i < p.k; ++i)
+      for (int j = 0; j < N; ++j) diff |= static_cast<uint32_t>(t0[i].c[j] ^ t0_check[i].c[j]);
+    if (declassify(diff != 0)) {
+      st = Status::sk_t0_mismatch;
+    } else {
+      finish_public(*px, t1);
+      if (std::memcmp(px->tr, x->tr, TR_BYTES) != 0) st = Status::sk_tr_mismatch;
+    }
+  }
+  if (st == Status::ok) {
+    std::memcpy(x->s2_hat, s2, sizeof(Poly) * p.k);
+    ntt_vec(x->s2_hat, p.k);
+    std::memcpy(x->t0_hat, t0, sizeof(Poly) * p.k);
+    ntt_vec(x->t0_hat, p.k);
+    out.reset(new PrivateKey(std::move(x), std::unique_ptr<PublicKey>(new PublicKey(std::move(px)))));
+  } else {
+    secure_zero(x.get(), sizeof *x);
+  }
+  secure_zero(s1, sizeof s1);
+  secure_zero(s2, sizeof s2);
+  secure_zero(t0, sizeof t0);
+  secure_zero(t0_check, sizeof t0_check);
+  return st;
+}
+
+}  // namespace mldsa

@@ -1,0 +1,147 @@
+// packing.cc - FIPS 204 Algorithms 16-28 (bit packing and encodings).
+#include "cpu/packing.h"
+
+#include <cstring>
+
+#include "cpu/ct.h"
+
+namespace mldsa {
+
+void pack_bits(uint8_t* out, const Poly* a, unsigned bits, int32_t offset, bool negate) {
+  uint64_t acc = 0;
+  unsigned have = 0;
+  const uint32_t mask = (1u << bits) - 1;
+  for (int i = 0; i < N; ++i) {
+    const int32_t v = negate ? offset - a->c[i] : a->c[i] + offset;
+    acc |= static_cast<uint64_t>(static_cast<uint32_t>(v) & mask) << have;
+    have += bits;
+    while (have >= 8) {
+      *out++ = static_cast<uint8_t>(acc);
+      acc >>= 8;
+      have -= 8;
+    }
+  }
+}
+
+void unpack_bits(Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate) {
+  uint64_t acc = 0;
+  unsigned have = 0;
+  const uint32_t mask = (1u << bits) - 1;
+  for (int i = 0; i < N; ++i) {
+    while (have < bits) {
+      acc |= static_cast<uint64_t>(*in++) << have;
+      have += 8;
+    }
+    const int32_t v = static_cast<int32_t>(acc & mask);
+    acc >>= bits;
+    have -= bits;
+    a->c[i] = negate ? offset - v : v - offset;
+  }
+}
+
+void unpack_z(Poly* z, const uint8_t* in, unsigned gamma1_bits) {
+  unpack_bits(z, in, gamma1_bits + 1, int32_t{1} << gamma1_bits, true);
+}
+
+void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2) {
+  pack_bits(out, w1, gamma2 == (Q - 1) / 88 ? 6 : 4, 0, false);
+}
+
+namespace {
+unsigned eta_bits(unsigned eta) { return eta == 2 ? 3 : 4; }
+}  // namespace
+
+void pk_encode(uint8_t* pk, const Params& p, const uint8_t rho[32], const Poly* t1) {
+  std::memcpy(pk, rho, 32);
+  for (unsigned i = 0; i < p.k; ++i) pack_bits(pk + 32 + i * T1_BYTES, &t1[i], 10, 0, false);
+}
+
+void pk_decode(const Params& p, const uint8_t* pk, uint8_t rho[32], Poly* t1) {
+  std::memcpy(rho, pk, 32);
+  for (unsigned i = 0; i < p.k; ++i) unpack_bits(&t1[i], pk + 32 + i * T1_BYTES, 10, 0, false);
+}
+
+void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_t K[32], const uint8_t tr[64],
+               const Poly* s1, const Poly* s2, const Poly* t0) {
+  std::memcpy(sk, rho, 32);
+  std::memcpy(sk + 32, K, 32);
+  std::memcpy(sk + 64, tr, 64);
+  uint8_t* q = sk + 128;
+  const size_t eb = eta_bytes(p.eta);
+  for (unsigned i = 0; i < p.l; ++i, q += eb) pack_bits(q, &s1[i], eta_bits(p.eta), p.eta, true);
+  for (unsigned i = 0; i < p.k; ++i, q += eb) pack_bits(q, &s2[i], eta_bits(p.eta), p.eta, true);
+  for (unsigned i = 0; i < p.k; ++i, q += T0_BYTES) pack_bits(q, &t0[i], 13, 1 << (D - 1), true);
+}
+
+Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[32], uint8_t tr[64], Poly* s1,
+                 Poly* s2, Poly* t0) {
+  std::memcpy(rho, sk, 32);
+  std::memcpy(K, sk + 32, 32);
+  std::memcpy(tr, sk + 64, 64);
+  const uint8_t* q = sk + 128;
+  const size_t eb = eta_bytes(p.eta);
+  // An eta-packed field holds eta - s in 3 or 4 bits; values above 2*eta
+  // are out of range. Collect the verdict without branching on secrets.
+  auto out_of_range = [&](const Poly& s) {
+    uint32_t bad = 0;
+    for (int j = 0; j < N; ++j) {
+      const int32_t packed = static_cast<int32_t>(p.eta) - s.c[j];  // in [0, 2^bits)
+      bad |= static_cast<uint32_t>(2 * static_cast<int32_t>(p.eta) - packed) >> 31;
+    }
+    return bad;
+  };
+  uint32_t bad1 = 0, bad2 = 0;
+  for (unsigned i = 0; i < p.l; ++i, q += eb) {
+    unpack_bits(&s1[i], q, eta_bits(p.eta), p.eta, true);
+    bad1 |= out_of_range(s1[i]);
+  }
+  for (unsigned i = 0; i < p.k; ++i, q += eb) {
+    unpack_bits(&s2[i], q, eta_bits(p.eta), p.eta, true);
+    bad2 |= out_of_range(s2[i]);
+  }
+  for (unsigned i = 0; i < p.k; ++i, q += T0_BYTES) unpack_bits(&t0[i], q, 13, 1 << (D - 1), true);
+  if (declassify(bad1)) return Status::sk_s1_out_of_range;
+  if (declassify(bad2)) return Status::sk_s2_out_of_range;
+  return Status::ok;
+}
+
+void sig_encode(uint8_t* sig, const Params& p, const uint8_t* ctilde, const Poly* z, const Poly* h) {
+  const size_t ct_len = p.lambda / 4;
+  std::memcpy(sig, ctilde, ct_len);
+  uint8_t* q = sig + ct_len;
+  const size_t zb = z_bytes(p.gamma1_bits);
+  for (unsigned i = 0; i < p.l; ++i, q += zb) pack_bits(q, &z[i], p.gamma1_bits + 1, p.gamma1, true);
+  // HintBitPack (Algorithm 20): positions of the ones, then running counts.
+  std::memset(q, 0, p.omega + p.k);
+  unsigned idx = 0;
+  for (unsigned i = 0; i < p.k; ++i) {
+    for (int j = 0; j < N; ++j)
+      if (h[i].c[j] != 0) q[idx++] = static_cast<uint8_t>(j);
+    q[p.omega + i] = static_cast<uint8_t>(idx);
+  }
+}
+
+Status sig_decode(const Params& p, const uint8_t* sig, const uint8_t** ctilde, Poly* z, Poly* h) {
+  const size_t ct_len = p.lambda / 4;
+  *ctilde = sig;
+  const uint8_t* q = sig + ct_len;
+  const size_t zb = z_bytes(p.gamma1_bits);
+  for (unsigned i = 0; i < p.l; ++i, q += zb) unpack_z(&z[i], q, p.gamma1_bits);
+  // HintBitUnpack (Algorithm 21) with its malformed-input checks.
+  unsigned idx = 0;
+  for (unsigned i = 0; i < p.k; ++i) {
+    std::memset(h[i].c, 0, sizeof h[i].c);
+    const unsigned end = q[p.omega + i];
+    if (end < idx || end > p.omega) return Status::sig_malformed_hint;
+    const unsigned first = idx;
+    for (; idx < end; ++idx) {
+      if (idx > first && q[idx - 1] >= q[idx]) return Status::sig_malformed_hint;
+      h[i].c[q[idx]] = 1;
+    }
+  }
+  for (unsigned j = idx; j < p.omega; ++j)
+    if (q[j] != 0) return Status::sig_malformed_hint;
+  return Status::ok;
+}
+
+}  // namespace mldsa

@@ -1,0 +1,41 @@
+// packing.h - bit packing and the pk / sk / signature encodings
+// (FIPS 204 Section 7.1 and 7.2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu/mldsa.h"
+#include "cpu/poly.h"
+
+namespace mldsa {
+
+// SimpleBitPack / BitPack with a fixed offset: out gets (offset - a_i) or
+// (a_i) in `bits` bits each, little-endian bit order (Algorithms 16-17).
+void pack_bits(uint8_t* out, const Poly* a, unsigned bits, int32_t offset, bool negate);
+void unpack_bits(Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate);
+
+inline size_t eta_bytes(unsigned eta) { return eta == 2 ? 96 : 128; }
+inline size_t z_bytes(unsigned gamma1_bits) { return 32 * (gamma1_bits + 1); }
+inline size_t w1_bytes(int32_t gamma2) { return gamma2 == (Q - 1) / 88 ? 192 : 128; }
+inline constexpr size_t T1_BYTES = 320, T0_BYTES = 416;
+
+void unpack_z(Poly* z, const uint8_t* in, unsigned gamma1_bits);
+void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2);
+
+// The encodings. Vectors are arrays of k or l polynomials.
+void pk_encode(uint8_t* pk, const Params& p, const uint8_t rho[32], const Poly* t1);
+void pk_decode(const Params& p, const uint8_t* pk, uint8_t rho[32], Poly* t1);
+
+void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_t K[32], const uint8_t tr[64],
+               const Poly* s1, const Poly* s2, const Poly* t0);
+// Returns ok, sk_s1_out_of_range or sk_s2_out_of_range (checked without
+// secret-dependent branches; only the verdict is declassified).
+Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[32], uint8_t tr[64], Poly* s1,
+                 Poly* s2, Poly* t0);
+
+void sig_encode(uint8_t* sig, const Params& p, const uint8_t* ctilde, const Poly* z, const Poly* h);
+// Returns ok or sig_malformed_hint (Algorithm 21's checks).
+Status sig_decode(const Params& p, const uint8_t* sig, const uint8_t** ctilde, Poly* z, Poly* h);
+
+}  // namespace mldsa

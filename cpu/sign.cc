@@ -1,0 +1,152 @@
+// sign.cc - ML-DSA.Sign, HashML-DSA.Sign and Sign_internal (FIPS 204
+// Algorithms 2, 4 and 7), on an expanded private key.
+#include <cstring>
+
+#include "cpu/backend.h"
+#include "cpu/ct.h"
+#include "cpu/keccak.h"
+#include "cpu/key_expanded.h"
+#include "cpu/mldsa.h"
+#include "cpu/packing.h"
+#include "cpu/rounding.h"
+#include "cpu/sampling.h"
+
+namespace mldsa {
+namespace {
+
+// Wipes the signing loop's secret intermediates on every exit.
+struct SignScratch {
+  uint8_t rhopp[64];
+  Poly y[MAX_L], z[MAX_L], w0[MAX_K], w1[MAX_K], h[MAX_K], tmp;
+  ~SignScratch() { secure_zero(this, sizeof *this); }
+};
+
+}  // namespace
+
+Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig) {
+  if (mu.size() != MU_BYTES) return Status::bad_mu_length;
+  const PrivateKey::Expanded& x = key.expanded();
+  const PublicKey::Expanded& px = key.public_key().expanded();
+  const Params& p = *x.p;
+  const Backend& be = backend();
+
+  uint8_t fresh[RND_BYTES];
+  if (!rnd) {
+    if (!os_random(fresh, sizeof fresh)) return Status::rng_failure;
+    rnd = fresh;
+  }
+  SignScratch s;
+  {  // rho'' = H(K || rnd || mu, 64)  (line 7)
+    Keccak hk;
+    hk.init(SHAKE256_RATE);
+    hk.absorb(x.K, 32);
+    hk.absorb(rnd, RND_BYTES);
+    hk.absorb(mu.data(), MU_BYTES);
+    hk.finalize(DS_SHAKE);
+    hk.squeeze(s.rhopp, sizeof s.rhopp);
+    hk.wipe();
+  }
+  secure_zero(fresh, sizeof fresh);
+
+  const size_t ct_len = p.lambda / 4;
+  const size_t w1b = w1_bytes(p.gamma2);
+  uint8_t ctilde[64];
+  uint8_t w1enc[MAX_K * 192];
+  Poly c_hat;
+
+  for (uint32_t kappa = 0;; kappa += p.l) {
+    // y = ExpandMask(rho'', kappa); w = A^ * NTT(y)  (lines 11-12)
+    be.expand_mask(s.y, p.l, s.rhopp, static_cast<uint16_t>(kappa), p.gamma1_bits);
+    Poly* y_hat = s.z;  // z is not needed until y_hat is used up
+    std::memcpy(y_hat, s.y, sizeof(Poly) * p.l);
+    for (unsigned j = 0; j < p.l; ++j) be.ntt(&y_hat[j]);
+    for (unsigned i = 0; i < p.k; ++i) {
+      be.pointwise_acc(&s.tmp, &px.A[i * p.l], y_hat, p.l);
+      be.invntt_tomont(&s.tmp);
+      for (int j = 0; j < N; ++j) s.tmp.c[j] = caddq(s.tmp.c[j]);
+      poly_decompose(&s.w1[i], &s.w0[i], &s.tmp, p.gamma2);  // line 13
+      pack_w1(w1enc + i * w1b, &s.w1[i], p.gamma2);
+    }
+    // c~ = H(mu || w1Encode(w1))  (line 15). The challenge is public: it is
+    // published with the signature, and a rejected one reveals nothing the
+    // scheme's proof does not already grant (see ct.h).
+    {
+      Keccak hc;
+      hc.init(SHAKE256_RATE);
+      hc.absorb(mu.data(), MU_BYTES);
+      hc.absorb(w1enc, p.k * w1b);
+      hc.finalize(DS_SHAKE);
+      hc.squeeze(ctilde, ct_len);
+    }
+    declassify_bytes(ctilde, ct_len);
+    sample_in_ball(&c_hat, ctilde, ct_len, p.tau);
+    be.ntt(&c_hat);
+
+    // z = y + c*s1; reject if ||z|| >= gamma1 - beta  (lines 18-23)
+    uint32_t reject = 0;
+    for (unsigned j = 0; j < p.l; ++j) {
+      be.pointwise_acc(&s.tmp, &c_hat, &x.s1_hat[j], 1);
+      be.invntt_tomont(&s.tmp);
+      for (int t = 0; t < N; ++t) s.z[j].c[t] = reduce32(s.y[j].c[t] + s.tmp.c[t]);
+      reject |= poly_exceeds(&s.z[j], p.gamma1 - static_cast<int32_t>(p.beta));
+    }
+    if (declassify(reject)) continue;
+
+    // r0 = w0 - c*s2; reject if ||r0|| >= gamma2 - beta
+    for (unsigned i = 0; i < p.k; ++i) {
+      be.pointwise_acc(&s.tmp, &c_hat, &x.s2_hat[i], 1);
+      be.invntt_tomont(&s.tmp);
+      for (int t = 0; t < N; ++t) s.w0[i].c[t] = reduce32(s.w0[i].c[t] - s.tmp.c[t]);
+      reject |= poly_exceeds(&s.w0[i], p.gamma2 - static_cast<int32_t>(p.beta));
+    }
+    if (declassify(reject)) continue;
+
+    // c*t0: reject if ||c t0|| >= gamma2; hints from w0 - c s2 + c t0  (lines 25-28)
+    unsigned ones = 0;
+    for (unsigned i = 0; i < p.k; ++i) {
+      be.pointwise_acc(&s.tmp, &c_hat, &x.t0_hat[i], 1);
+      be.invntt_tomont(&s.tmp);
+      for (int t = 0; t < N; ++t) s.tmp.c[t] = reduce32(s.tmp.c[t]);
+      reject |= poly_exceeds(&s.tmp, p.gamma2);
+      for (int t = 0; t < N; ++t) s.w0[i].c[t] += s.tmp.c[t];
+      ones += poly_make_hint(&s.h[i], &s.w0[i], &s.w1[i], p.gamma2);
+    }
+    if (declassify(reject) || declassify(ones > p.omega)) continue;
+
+    // Accepted: z and h are the signature, public from here on.
+    declassify_bytes(s.z, sizeof(Poly) * p.l);
+    declassify_bytes(s.h, sizeof(Poly) * p.k);
+    sig_encode(sig, p, ctilde, s.z, s.h);
+    return Status::ok;
+  }
+}
+
+Status sign_internal(const PrivateKey& key, std::span<const uint8_t> mprime, const uint8_t* rnd, uint8_t* sig) {
+  MuBuilder b;
+  uint8_t mu[MU_BYTES];
+  b.init_internal(key.expanded().tr);
+  b.update(mprime);
+  b.final(mu);
+  return sign_mu(key, mu, rnd, sig);
+}
+
+Status sign(const PrivateKey& key, std::span<const uint8_t> msg, std::span<const uint8_t> ctx, const uint8_t* rnd,
+            uint8_t* sig) {
+  MuBuilder b;
+  uint8_t mu[MU_BYTES];
+  if (Status st = b.init_pure(key.expanded().tr, ctx); st != Status::ok) return st;
+  b.update(msg);
+  b.final(mu);
+  return sign_mu(key, mu, rnd, sig);
+}
+
+Status sign_prehash(const PrivateKey& key, HashAlg h, std::span<const uint8_t> digest,
+                    std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig) {
+  MuBuilder b;
+  uint8_t mu[MU_BYTES];
+  if (Status st = b.init_prehash(key.expanded().tr, ctx, h, digest); st != Status::ok) return st;
+  b.final(mu);
+  return sign_mu(key, mu, rnd, sig);
+}
+
+}  // namespace mldsa

@@ -1,0 +1,86 @@
+// verify.cc - ML-DSA.Verify, HashML-DSA.Verify and Verify_internal (FIPS 204
+// Algorithms 3, 5 and 8), on an expanded public key. Everything is public.
+#include <cstring>
+
+#include "cpu/backend.h"
+#include "cpu/keccak.h"
+#include "cpu/key_expanded.h"
+#include "cpu/mldsa.h"
+#include "cpu/packing.h"
+#include "cpu/rounding.h"
+#include "cpu/sampling.h"
+
+namespace mldsa {
+
+Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<const uint8_t> sig) {
+  const PublicKey::Expanded& px = key.expanded();
+  const Params& p = *px.p;
+  if (mu.size() != MU_BYTES) return Status::bad_mu_length;
+  if (sig.size() != p.sig_bytes) return Status::bad_sig_length;
+  const Backend& be = backend();
+
+  const uint8_t* ctilde;
+  Poly z[MAX_L], h[MAX_K], c_hat, w, ct1;
+  if (Status st = sig_decode(p, sig.data(), &ctilde, z, h); st != Status::ok) return st;
+  // ||z|| < gamma1 - beta  (line 13)
+  uint32_t too_big = 0;
+  for (unsigned j = 0; j < p.l; ++j) too_big |= poly_exceeds(&z[j], p.gamma1 - static_cast<int32_t>(p.beta));
+  if (too_big) return Status::verify_failed;
+
+  const size_t ct_len = p.lambda / 4;
+  sample_in_ball(&c_hat, ctilde, ct_len, p.tau);
+  be.ntt(&c_hat);
+  for (unsigned j = 0; j < p.l; ++j) be.ntt(&z[j]);
+
+  // w'_approx = NTT^-1(A^ * z^ - c^ * t1^); w1' = UseHint(h, w'_approx)  (lines 9-10)
+  const size_t w1b = w1_bytes(p.gamma2);
+  uint8_t w1enc[MAX_K * 192];
+  for (unsigned i = 0; i < p.k; ++i) {
+    be.pointwise_acc(&w, &px.A[i * p.l], z, p.l);
+    be.pointwise_acc(&ct1, &c_hat, &px.t1_hat[i], 1);
+    for (int t = 0; t < N; ++t) w.c[t] = reduce32(w.c[t] - ct1.c[t]);
+    be.invntt_tomont(&w);
+    for (int t = 0; t < N; ++t) w.c[t] = caddq(w.c[t]);
+    poly_use_hint(&w, &w, &h[i], p.gamma2);
+    pack_w1(w1enc + i * w1b, &w, p.gamma2);
+  }
+  // c~' = H(mu || w1Encode(w1'))  (line 12)
+  uint8_t ctilde2[64];
+  Keccak hc;
+  hc.init(SHAKE256_RATE);
+  hc.absorb(mu.data(), MU_BYTES);
+  hc.absorb(w1enc, p.k * w1b);
+  hc.finalize(DS_SHAKE);
+  hc.squeeze(ctilde2, ct_len);
+  return std::memcmp(ctilde, ctilde2, ct_len) == 0 ? Status::ok : Status::verify_failed;
+}
+
+Status verify_internal(const PublicKey& key, std::span<const uint8_t> mprime, std::span<const uint8_t> sig) {
+  MuBuilder b;
+  uint8_t mu[MU_BYTES];
+  b.init_internal(key.tr());
+  b.update(mprime);
+  b.final(mu);
+  return verify_mu(key, mu, sig);
+}
+
+Status verify(const PublicKey& key, std::span<const uint8_t> msg, std::span<const uint8_t> ctx,
+              std::span<const uint8_t> sig) {
+  MuBuilder b;
+  uint8_t mu[MU_BYTES];
+  if (Status st = b.init_pure(key.tr(), ctx); st != Status::ok) return st;
+  b.update(msg);
+  b.final(mu);
+  return verify_mu(key, mu, sig);
+}
+
+Status verify_prehash(const PublicKey& key, HashAlg h, std::span<const uint8_t> digest,
+                      std::span<const uint8_t> ctx, std::span<const uint8_t> sig) {
+  MuBuilder b;
+  uint8_t mu[MU_BYTES];
+  if (Status st = b.init_prehash(key.tr(), ctx, h, digest); st != Status::ok) return st;
+  b.final(mu);
+  return verify_mu(key, mu, sig);
+}
+
+}  // namespace mldsa
