@@ -21,7 +21,7 @@ def main(path):
             continue
         if r.get("error_occurred"):
             continue
-        name = r["run_name"]
+        name = r["run_name"].split("/repeats:")[0]
         if r["aggregate_name"] == "median":
             medians[name] = (r["real_time"] * TO_US[r["time_unit"]], r.get("cycles"))
         elif r["aggregate_name"] == "cv":
