@@ -38,6 +38,9 @@ const Variant& variant(mldsa::ParamSet set);
 const Variant* variant_by_name(std::string_view name);
 
 Key* key_new(ProvCtx* ctx, mldsa::ParamSet set);
+// Decoders hand a decoded key to the keymgmt's load() as an object reference
+// (OSSL_OBJECT_PARAM_REFERENCE): the bytes of a Key* (size sizeof(Key*)).
+// load() takes ownership and clears the pointer.
 void key_free(Key* k);
 // Copies the parts of k that selection (OSSL_KEYMGMT_SELECT_*) names; the
 // copy of a private key keeps its seed when k has one.

@@ -4,6 +4,9 @@
 
 #include "cpu/mldsa.h"
 
+#include <openssl/core.h>
+#include <openssl/macros.h>
+
 namespace mldsa::prov {
 
 enum Reason : int {
@@ -36,6 +39,7 @@ enum Reason : int {
   R_INTERNAL_ERROR,
   R_BAD_DIGEST_LENGTH,           // HashML-DSA: pre-hash digest of the wrong length
   R_PARAM_AFTER_UPDATE,          // a signing parameter changed after message data arrived
+  R_END,                         // not a reason: one past the last (add new reasons above)
 };
 
 // Raises an OpenSSL error with the provider's reason (ERR_new + ERR_set_debug
@@ -45,5 +49,12 @@ void raise_error(int reason, const char* file, int line, const char* func);
 // Maps a core Status to a reason and raises it.
 void raise_status(mldsa::Status s, const char* file, int line, const char* func);
 #define MLDSA_RAISE_STATUS(st) ::mldsa::prov::raise_status((st), OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC)
+
+// The table get_reason_strings returns: one entry per reason, {0, NULL} last.
+const OSSL_ITEM* reason_strings();
+// The core's error upcalls of each live provider instance (OSSL_provider_init
+// attaches, teardown detaches); raise_error uses the newest live one.
+void errors_attach(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in);
+void errors_detach(const OSSL_CORE_HANDLE* handle);
 
 }  // namespace mldsa::prov

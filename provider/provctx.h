@@ -2,9 +2,11 @@
 #pragma once
 
 #include <openssl/core.h>
+#include <openssl/core_dispatch.h>
 #include <openssl/types.h>
 
 #include <string>
+#include <string_view>
 
 namespace mldsa::prov {
 
@@ -20,7 +22,21 @@ struct ProvCtx {
   const OSSL_CORE_HANDLE* handle = nullptr;
   OSSL_LIB_CTX* libctx = nullptr;  // child library context: hashing, RNG, ASN.1 go through it
   Config config;
+  std::string core_version;        // the running libcrypto's version ("3.0.19"), from the core
 };
+
+// Config keys (OpenSSL 3.5's names) and their environment overrides.
+inline constexpr const char* CONFIG_RETAIN_SEED = "ml-dsa.retain_seed";      // MLDSA_ACCEL_RETAIN_SEED
+inline constexpr const char* CONFIG_PREFER_SEED = "ml-dsa.prefer_seed";      // MLDSA_ACCEL_PREFER_SEED
+inline constexpr const char* CONFIG_INPUT_FORMATS = "ml-dsa.input_formats";  // MLDSA_ACCEL_INPUT_FORMATS
+inline constexpr const char* CONFIG_OUTPUT_FORMATS = "ml-dsa.output_formats";// MLDSA_ACCEL_OUTPUT_FORMATS
+
+// Reads the provider's settings through the core's get_params (the keys of
+// the provider's openssl.cnf section); an MLDSA_ACCEL_* variable in the
+// environment overrides its key. Unset or unreadable values keep the defaults.
+Config read_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn* core_get_params);
+// "1"/"yes"/"true"/"on" and "0"/"no"/"false"/"off", any case; false if neither.
+bool parse_bool(std::string_view text, bool& out);
 
 inline OSSL_LIB_CTX* libctx_of(void* provctx) {
   return provctx ? static_cast<ProvCtx*>(provctx)->libctx : nullptr;

@@ -1,0 +1,652 @@
+// signature.cc - ML-DSA and HashML-DSA signing and verification.
+//
+// One context type serves every entry point OpenSSL has had for signatures:
+// sign/verify (EVP_PKEY_sign), digest_sign/verify (EVP_DigestSign, streaming
+// and one-shot) and, for cores from 3.4 on, sign_message/verify_message.
+// A message is absorbed into mu = H(tr || M', 64) as it streams in, so no
+// copy of it is kept; signing then runs the core from mu (mldsa::sign_mu).
+#include "provider/signature.h"
+
+#include "keymgmt/key.h"
+#include "provider/errors.h"
+#include "provider/provctx.h"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include <array>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// Function ids and parameter names from OpenSSL 3.4/3.5 that the 3.0 headers
+// lack. A 3.0 core skips function ids it does not know.
+#ifndef OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES
+#define OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES 26
+#endif
+#ifndef OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT
+#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT 27
+#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_UPDATE 28
+#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_FINAL 29
+#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT 30
+#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE 31
+#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL 32
+#endif
+#ifndef OSSL_SIGNATURE_PARAM_CONTEXT_STRING
+#define OSSL_SIGNATURE_PARAM_CONTEXT_STRING "context-string"
+#endif
+#ifndef OSSL_SIGNATURE_PARAM_DETERMINISTIC
+#define OSSL_SIGNATURE_PARAM_DETERMINISTIC "deterministic"
+#endif
+#ifndef OSSL_SIGNATURE_PARAM_TEST_ENTROPY
+#define OSSL_SIGNATURE_PARAM_TEST_ENTROPY "test-entropy"
+#endif
+#ifndef OSSL_SIGNATURE_PARAM_MU
+#define OSSL_SIGNATURE_PARAM_MU "mu"
+#endif
+#ifndef OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING
+#define OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING "message-encoding"
+#endif
+#ifndef OSSL_SIGNATURE_PARAM_SIGNATURE
+#define OSSL_SIGNATURE_PARAM_SIGNATURE "signature"
+#endif
+
+namespace mldsa::prov {
+
+namespace {
+
+// What one dispatch table implements.
+struct Algorithm {
+  mldsa::ParamSet set;
+  bool prehash;     // HashML-DSA with SHA-512 (FIPS 204 Algorithms 4/5)
+  uint8_t oid_arc;  // last arc of 2.16.840.1.101.3.4.3.x
+  const char* names;  // OSSL_ALGORITHM name list
+  const char* oid;
+  const char* sn;
+  const char* ln;
+  const char* description;
+};
+
+// Pure ML-DSA signs with the key type's own names and OID.
+Algorithm pure(mldsa::ParamSet set, uint8_t arc, const char* description) {
+  const Variant& v = variant(set);
+  return {set, false, arc, v.names, v.oid, v.sn, v.name, description};
+}
+
+const Algorithm kAlgorithms[] = {
+    pure(mldsa::ParamSet::ML_DSA_44, 17, "ML-DSA-44 (FIPS 204), mldsa-accel"),
+    pure(mldsa::ParamSet::ML_DSA_65, 18, "ML-DSA-65 (FIPS 204), mldsa-accel"),
+    pure(mldsa::ParamSet::ML_DSA_87, 19, "ML-DSA-87 (FIPS 204), mldsa-accel"),
+    {mldsa::ParamSet::ML_DSA_44, true, 32,
+     "HASH-ML-DSA-44-WITH-SHA512:id-hash-ml-dsa-44-with-sha512:2.16.840.1.101.3.4.3.32",
+     "2.16.840.1.101.3.4.3.32", "id-hash-ml-dsa-44-with-sha512", "HASH-ML-DSA-44-WITH-SHA512",
+     "HashML-DSA-44 with SHA-512 (FIPS 204), mldsa-accel"},
+    {mldsa::ParamSet::ML_DSA_65, true, 33,
+     "HASH-ML-DSA-65-WITH-SHA512:id-hash-ml-dsa-65-with-sha512:2.16.840.1.101.3.4.3.33",
+     "2.16.840.1.101.3.4.3.33", "id-hash-ml-dsa-65-with-sha512", "HASH-ML-DSA-65-WITH-SHA512",
+     "HashML-DSA-65 with SHA-512 (FIPS 204), mldsa-accel"},
+    {mldsa::ParamSet::ML_DSA_87, true, 34,
+     "HASH-ML-DSA-87-WITH-SHA512:id-hash-ml-dsa-87-with-sha512:2.16.840.1.101.3.4.3.34",
+     "2.16.840.1.101.3.4.3.34", "id-hash-ml-dsa-87-with-sha512", "HASH-ML-DSA-87-WITH-SHA512",
+     "HashML-DSA-87 with SHA-512 (FIPS 204), mldsa-accel"},
+};
+constexpr size_t kAlgorithmCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
+
+constexpr size_t kAlgorithmIdBytes = 13;
+constexpr size_t kSha512Bytes = 64;
+
+// AlgorithmIdentifier ::= SEQUENCE { OID 2.16.840.1.101.3.4.3.arc } with the
+// parameters absent (RFC 9881).
+void algorithm_id_der(uint8_t arc, uint8_t out[kAlgorithmIdBytes]) {
+  const uint8_t der[kAlgorithmIdBytes] = {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                          0x01, 0x65, 0x03, 0x04, 0x03, arc};
+  std::memcpy(out, der, sizeof der);
+}
+
+enum class Op : uint8_t { none, sign, verify };
+
+struct SigCtx {
+  ProvCtx* provctx = nullptr;
+  const Algorithm* alg = nullptr;
+  std::string propq;
+  const Key* key = nullptr;  // owned by the EVP_PKEY, which outlives the operation
+  Op op = Op::none;
+  // sign_init / verify_init: HashML-DSA's input is the SHA-512 digest (as
+  // RSA's is a digest); every other init passes the message itself.
+  bool digest_input = false;
+
+  // Parameters (OpenSSL 3.5's names).
+  uint8_t context[mldsa::MAX_CONTEXT_BYTES] = {};
+  size_t context_len = 0;
+  bool deterministic = false;
+  bool has_entropy = false;
+  uint8_t entropy[mldsa::RND_BYTES] = {};
+  bool mu_input = false;  // "mu" = 1: the input is mu itself (external mu)
+  int encoding = 1;       // "message-encoding": 1 pure (M' = 0 || |ctx| || ctx || M), 0 raw (M' = M)
+  std::vector<uint8_t> signature;  // "signature", for verify_message_final
+
+  // Streaming state.
+  bool started = false;
+  mldsa::MuBuilder mu;
+  EVP_MD_CTX* md = nullptr;                  // HashML-DSA: SHA-512 of the message
+  uint8_t mu_buf[mldsa::MU_BYTES] = {};      // mu_input: the 64 bytes as they arrive
+  size_t mu_len = 0;
+
+  ~SigCtx() {
+    OPENSSL_cleanse(entropy, sizeof entropy);
+    OPENSSL_cleanse(mu_buf, sizeof mu_buf);
+    EVP_MD_CTX_free(md);
+  }
+};
+
+SigCtx* ctx_of(void* vctx) { return static_cast<SigCtx*>(vctx); }
+
+bool require_key(const SigCtx* c) {
+  if (c == nullptr || c->key == nullptr || c->op == Op::none) {
+    MLDSA_RAISE(R_OPERATION_NOT_INITIALIZED);
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// mu, incrementally
+
+bool begin_stream(SigCtx* c) {
+  if (c->started) return true;
+  const uint8_t* tr = c->key->public_key()->tr();
+  if (c->mu_input) {
+    c->mu_len = 0;
+  } else if (c->alg->prehash) {
+    if (c->md == nullptr && (c->md = EVP_MD_CTX_new()) == nullptr) {
+      MLDSA_RAISE(R_INTERNAL_ERROR);
+      return false;
+    }
+    // SHA-512 from the providers of the application's library context.
+    EVP_MD* sha512 = EVP_MD_fetch(c->provctx->libctx, "SHA2-512", c->propq.empty() ? nullptr : c->propq.c_str());
+    const bool ok = sha512 != nullptr && EVP_DigestInit_ex2(c->md, sha512, nullptr) == 1;
+    EVP_MD_free(sha512);
+    if (!ok) {
+      MLDSA_RAISE(R_UNSUPPORTED_DIGEST);
+      return false;
+    }
+  } else if (c->encoding == 0) {
+    c->mu.init_internal(tr);
+  } else {
+    mldsa::Status st = c->mu.init_pure(tr, {c->context, c->context_len});
+    if (st != mldsa::Status::ok) {
+      MLDSA_RAISE_STATUS(st);
+      return false;
+    }
+  }
+  c->started = true;
+  return true;
+}
+
+bool absorb(SigCtx* c, const uint8_t* data, size_t len) {
+  if (!begin_stream(c)) return false;
+  if (len == 0) return true;
+  if (c->mu_input) {
+    if (len > sizeof c->mu_buf - c->mu_len) {
+      MLDSA_RAISE(R_BAD_MU_LENGTH);
+      return false;
+    }
+    std::memcpy(c->mu_buf + c->mu_len, data, len);
+    c->mu_len += len;
+  } else if (c->alg->prehash) {
+    if (EVP_DigestUpdate(c->md, data, len) != 1) {
+      MLDSA_RAISE(R_INTERNAL_ERROR);
+      return false;
+    }
+  } else {
+    c->mu.update({data, len});
+  }
+  return true;
+}
+
+// HashML-DSA: mu from the SHA-512 digest of the message.
+bool prehash_mu(SigCtx* c, std::span<const uint8_t> digest, uint8_t mu[mldsa::MU_BYTES]) {
+  mldsa::MuBuilder b;
+  mldsa::Status st = b.init_prehash(c->key->public_key()->tr(), {c->context, c->context_len},
+                                    mldsa::HashAlg::SHA2_512, digest);
+  if (st != mldsa::Status::ok) {
+    MLDSA_RAISE_STATUS(st);
+    return false;
+  }
+  b.final(mu);
+  return true;
+}
+
+// Ends the stream; the next update starts a new message.
+bool finish_mu(SigCtx* c, uint8_t mu[mldsa::MU_BYTES]) {
+  if (!begin_stream(c)) return false;
+  c->started = false;
+  if (c->mu_input) {
+    if (c->mu_len != mldsa::MU_BYTES) {
+      MLDSA_RAISE(R_BAD_MU_LENGTH);
+      return false;
+    }
+    std::memcpy(mu, c->mu_buf, mldsa::MU_BYTES);
+    return true;
+  }
+  if (c->alg->prehash) {
+    uint8_t digest[kSha512Bytes];
+    unsigned int n = 0;
+    if (EVP_DigestFinal_ex(c->md, digest, &n) != 1 || n != sizeof digest) {
+      MLDSA_RAISE(R_INTERNAL_ERROR);
+      return false;
+    }
+    return prehash_mu(c, digest, mu);
+  }
+  c->mu.final(mu);
+  return true;
+}
+
+// mu of a whole input given at once (sign / verify / digest_sign one-shot).
+bool oneshot_mu(SigCtx* c, const uint8_t* tbs, size_t tbslen, uint8_t mu[mldsa::MU_BYTES]) {
+  c->started = false;
+  if (c->digest_input && c->alg->prehash && !c->mu_input) return prehash_mu(c, {tbs, tbslen}, mu);
+  return absorb(c, tbs, tbslen) && finish_mu(c, mu);
+}
+
+// ---------------------------------------------------------------------------
+// Sign and verify from mu
+
+int sign_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], uint8_t* sig, size_t* siglen) {
+  uint8_t rnd[mldsa::RND_BYTES] = {};
+  const uint8_t* r = rnd;  // deterministic: 32 zero bytes
+  if (c->has_entropy) {
+    r = c->entropy;
+  } else if (!c->deterministic) {
+    // Hedged: the application's DRBG; the core's OS source if none is reachable.
+    ERR_set_mark();
+    if (RAND_priv_bytes_ex(c->provctx->libctx, rnd, sizeof rnd, 0) <= 0) r = nullptr;
+    ERR_pop_to_mark();
+  }
+  mldsa::Status st = mldsa::sign_mu(*c->key->priv, {mu, mldsa::MU_BYTES}, r, sig);
+  OPENSSL_cleanse(rnd, sizeof rnd);
+  if (st != mldsa::Status::ok) {
+    MLDSA_RAISE_STATUS(st);
+    return 0;
+  }
+  *siglen = c->key->params->sig_bytes;
+  return 1;
+}
+
+// Checks the output buffer; true with *siglen set and done = true when the
+// caller only asked for the length.
+bool sign_output_ok(SigCtx* c, uint8_t* sig, size_t* siglen, size_t sigsize, bool& done) {
+  done = false;
+  if (!require_key(c)) return false;
+  if (c->op != Op::sign) {
+    MLDSA_RAISE(R_OPERATION_NOT_INITIALIZED);
+    return false;
+  }
+  const size_t need = c->key->params->sig_bytes;
+  if (sig == nullptr) {
+    *siglen = need;
+    done = true;
+    return true;
+  }
+  if (sigsize < need) {
+    MLDSA_RAISE(R_BUFFER_TOO_SMALL);
+    return false;
+  }
+  return true;
+}
+
+int verify_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* sig, size_t siglen) {
+  if (sig == nullptr || siglen != c->key->params->sig_bytes) {
+    MLDSA_RAISE(R_BAD_SIGNATURE_LENGTH);
+    return 0;
+  }
+  mldsa::Status st = mldsa::verify_mu(*c->key->public_key(), {mu, mldsa::MU_BYTES}, {sig, siglen});
+  if (st != mldsa::Status::ok) {
+    MLDSA_RAISE_STATUS(st);
+    return 0;
+  }
+  return 1;
+}
+
+bool verify_ready(SigCtx* c) {
+  if (!require_key(c)) return false;
+  if (c->op != Op::verify) {
+    MLDSA_RAISE(R_OPERATION_NOT_INITIALIZED);
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Parameters
+
+const OSSL_PARAM kSettable[] = {
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_CONTEXT_STRING, nullptr, 0),
+    OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_DETERMINISTIC, nullptr),
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_TEST_ENTROPY, nullptr, 0),
+    OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_MU, nullptr),
+    OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING, nullptr),
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_SIGNATURE, nullptr, 0),
+    OSSL_PARAM_END,
+};
+
+const OSSL_PARAM kGettable[] = {
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, nullptr, 0),
+    OSSL_PARAM_END,
+};
+
+const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kSettable; }
+const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kGettable; }
+
+bool octet_param(const OSSL_PARAM* p, std::span<const uint8_t>& out) {
+  const void* data = nullptr;
+  size_t len = 0;
+  if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) return false;
+  out = {static_cast<const uint8_t*>(data), len};
+  return true;
+}
+
+int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  SigCtx* c = ctx_of(vctx);
+  if (c == nullptr) return 0;
+  if (params == nullptr) return 1;
+  const OSSL_PARAM* p;
+  // These shape M' (or say what the input is): fixed once data has arrived.
+  const bool shapes_message = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_CONTEXT_STRING) ||
+                              OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MU) ||
+                              OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING);
+  if (shapes_message && c->started) {
+    MLDSA_RAISE(R_PARAM_AFTER_UPDATE);
+    return 0;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_CONTEXT_STRING)) != nullptr) {
+    std::span<const uint8_t> v;
+    if (!octet_param(p, v)) return 0;
+    if (v.size() > mldsa::MAX_CONTEXT_BYTES) {
+      MLDSA_RAISE(R_CONTEXT_TOO_LONG);
+      return 0;
+    }
+    if (!v.empty()) std::memcpy(c->context, v.data(), v.size());
+    c->context_len = v.size();
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DETERMINISTIC)) != nullptr) {
+    int v = 0;
+    if (!OSSL_PARAM_get_int(p, &v)) return 0;
+    c->deterministic = v != 0;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_TEST_ENTROPY)) != nullptr) {
+    std::span<const uint8_t> v;
+    if (!octet_param(p, v)) return 0;
+    if (v.size() != mldsa::RND_BYTES) {
+      MLDSA_RAISE(R_BAD_ENTROPY_LENGTH);
+      return 0;
+    }
+    std::memcpy(c->entropy, v.data(), v.size());
+    c->has_entropy = true;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MU)) != nullptr) {
+    int v = 0;
+    if (!OSSL_PARAM_get_int(p, &v)) return 0;
+    c->mu_input = v != 0;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING)) != nullptr) {
+    int v = 0;
+    if (!OSSL_PARAM_get_int(p, &v)) return 0;
+    if (v != 0 && v != 1) {
+      MLDSA_RAISE(R_BAD_MESSAGE_ENCODING);
+      return 0;
+    }
+    c->encoding = v;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_SIGNATURE)) != nullptr) {
+    std::span<const uint8_t> v;
+    if (!octet_param(p, v)) return 0;
+    c->signature.assign(v.begin(), v.end());
+  }
+  return 1;
+}
+
+int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+  SigCtx* c = ctx_of(vctx);
+  if (c == nullptr) return 0;
+  OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
+  if (p != nullptr) {
+    uint8_t aid[kAlgorithmIdBytes];
+    algorithm_id_der(c->alg->oid_arc, aid);
+    if (!OSSL_PARAM_set_octet_string(p, aid, sizeof aid)) return 0;
+  }
+  return 1;
+}
+
+// ---------------------------------------------------------------------------
+// Context life cycle
+
+template <size_t A>
+void* sig_newctx(void* provctx, const char* propq) {
+  SigCtx* c = new (std::nothrow) SigCtx;
+  if (c == nullptr) return nullptr;
+  c->provctx = static_cast<ProvCtx*>(provctx);
+  c->alg = &kAlgorithms[A];
+  if (propq != nullptr) c->propq = propq;
+  return c;
+}
+
+void sig_freectx(void* vctx) { delete ctx_of(vctx); }
+
+void* sig_dupctx(void* vctx) {
+  const SigCtx* c = ctx_of(vctx);
+  if (c == nullptr) return nullptr;
+  SigCtx* d = new (std::nothrow) SigCtx;
+  if (d == nullptr) return nullptr;
+  d->provctx = c->provctx;
+  d->alg = c->alg;
+  d->propq = c->propq;
+  d->key = c->key;
+  d->op = c->op;
+  d->digest_input = c->digest_input;
+  std::memcpy(d->context, c->context, sizeof d->context);
+  d->context_len = c->context_len;
+  d->deterministic = c->deterministic;
+  d->has_entropy = c->has_entropy;
+  std::memcpy(d->entropy, c->entropy, sizeof d->entropy);
+  d->mu_input = c->mu_input;
+  d->encoding = c->encoding;
+  d->signature = c->signature;
+  d->started = c->started;
+  d->mu = c->mu;
+  std::memcpy(d->mu_buf, c->mu_buf, sizeof d->mu_buf);
+  d->mu_len = c->mu_len;
+  if (c->md != nullptr && ((d->md = EVP_MD_CTX_new()) == nullptr || EVP_MD_CTX_copy_ex(d->md, c->md) != 1)) {
+    delete d;
+    return nullptr;
+  }
+  return d;
+}
+
+// Every init: the key (NULL keeps the previous one, as EVP's re-init does),
+// the operation, then the parameters.
+int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op, bool digest_input) {
+  if (c == nullptr) return 0;
+  if (provkey != nullptr) {
+    const Key* k = static_cast<const Key*>(provkey);
+    if (k->params == nullptr || k->params->id != c->alg->set) {
+      MLDSA_RAISE(R_WRONG_KEY_TYPE);
+      return 0;
+    }
+    c->key = k;
+  }
+  if (c->key == nullptr || (op == Op::sign ? !c->key->has_private() : !c->key->has_public())) {
+    MLDSA_RAISE(R_MISSING_KEY);
+    return 0;
+  }
+  c->op = op;
+  c->digest_input = digest_input;
+  c->started = false;
+  c->signature.clear();
+  return sig_set_ctx_params(c, params);
+}
+
+// EVP_DigestSign*: ML-DSA takes the message whole, so no digest may be
+// named; HashML-DSA accepts a name for its own SHA-512.
+bool digest_name_ok(SigCtx* c, const char* mdname) {
+  if (mdname == nullptr || *mdname == '\0') return true;
+  if (c->alg->prehash) {
+    ERR_set_mark();
+    EVP_MD* md = EVP_MD_fetch(c->provctx->libctx, mdname, c->propq.empty() ? nullptr : c->propq.c_str());
+    const bool sha512 = md != nullptr && EVP_MD_is_a(md, "SHA2-512");
+    EVP_MD_free(md);
+    ERR_pop_to_mark();
+    if (sha512) return true;
+  }
+  MLDSA_RAISE(R_UNSUPPORTED_DIGEST);
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Entry points
+
+int sig_sign_init(void* vctx, void* provkey, const OSSL_PARAM params[]) {
+  return init(ctx_of(vctx), provkey, params, Op::sign, true);
+}
+int sig_verify_init(void* vctx, void* provkey, const OSSL_PARAM params[]) {
+  return init(ctx_of(vctx), provkey, params, Op::verify, true);
+}
+int sig_message_sign_init(void* vctx, void* provkey, const OSSL_PARAM params[]) {
+  return init(ctx_of(vctx), provkey, params, Op::sign, false);
+}
+int sig_message_verify_init(void* vctx, void* provkey, const OSSL_PARAM params[]) {
+  return init(ctx_of(vctx), provkey, params, Op::verify, false);
+}
+int sig_digest_sign_init(void* vctx, const char* mdname, void* provkey, const OSSL_PARAM params[]) {
+  SigCtx* c = ctx_of(vctx);
+  if (c == nullptr || !digest_name_ok(c, mdname)) return 0;
+  return init(c, provkey, params, Op::sign, false);
+}
+int sig_digest_verify_init(void* vctx, const char* mdname, void* provkey, const OSSL_PARAM params[]) {
+  SigCtx* c = ctx_of(vctx);
+  if (c == nullptr || !digest_name_ok(c, mdname)) return 0;
+  return init(c, provkey, params, Op::verify, false);
+}
+
+// One-shot sign of tbs: sign, digest_sign.
+int sig_sign(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs,
+             size_t tbslen) {
+  SigCtx* c = ctx_of(vctx);
+  bool done;
+  if (!sign_output_ok(c, sig, siglen, sigsize, done)) return 0;
+  if (done) return 1;
+  uint8_t mu[mldsa::MU_BYTES];
+  const int ok = oneshot_mu(c, tbs, tbslen, mu) && sign_from_mu(c, mu, sig, siglen);
+  OPENSSL_cleanse(mu, sizeof mu);
+  return ok;
+}
+
+int sig_verify(void* vctx, const unsigned char* sig, size_t siglen, const unsigned char* tbs, size_t tbslen) {
+  SigCtx* c = ctx_of(vctx);
+  if (!verify_ready(c)) return 0;
+  uint8_t mu[mldsa::MU_BYTES];
+  return oneshot_mu(c, tbs, tbslen, mu) && verify_from_mu(c, mu, sig, siglen);
+}
+
+int sig_update(void* vctx, const unsigned char* data, size_t len) {
+  SigCtx* c = ctx_of(vctx);
+  if (!require_key(c)) return 0;
+  return absorb(c, data, len) ? 1 : 0;
+}
+
+int sig_sign_final(void* vctx, unsigned char* sig, size_t* siglen, size_t sigsize) {
+  SigCtx* c = ctx_of(vctx);
+  bool done;
+  if (!sign_output_ok(c, sig, siglen, sigsize, done)) return 0;
+  if (done) return 1;
+  uint8_t mu[mldsa::MU_BYTES];
+  const int ok = finish_mu(c, mu) && sign_from_mu(c, mu, sig, siglen);
+  OPENSSL_cleanse(mu, sizeof mu);
+  return ok;
+}
+
+int sig_digest_verify_final(void* vctx, const unsigned char* sig, size_t siglen) {
+  SigCtx* c = ctx_of(vctx);
+  if (!verify_ready(c)) return 0;
+  uint8_t mu[mldsa::MU_BYTES];
+  return finish_mu(c, mu) && verify_from_mu(c, mu, sig, siglen);
+}
+
+// verify_message_final: the signature came through the "signature" parameter.
+int sig_verify_message_final(void* vctx) {
+  SigCtx* c = ctx_of(vctx);
+  if (!verify_ready(c)) return 0;
+  uint8_t mu[mldsa::MU_BYTES];
+  return finish_mu(c, mu) && verify_from_mu(c, mu, c->signature.data(), c->signature.size());
+}
+
+template <size_t A>
+const char** sig_query_key_types() {
+  static const char* types[] = {variant(kAlgorithms[A].set).name, nullptr};
+  return types;
+}
+
+#define MLDSA_FN(id, f) {id, reinterpret_cast<void (*)(void)>(f)}
+
+template <size_t A>
+const OSSL_DISPATCH kFunctions[] = {
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_NEWCTX, sig_newctx<A>),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_FREECTX, sig_freectx),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DUPCTX, sig_dupctx),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_INIT, sig_sign_init),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN, sig_sign),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_INIT, sig_verify_init),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY, sig_verify),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, sig_digest_sign_init),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, sig_update),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, sig_sign_final),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN, sig_sign),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT, sig_digest_verify_init),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, sig_update),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, sig_digest_verify_final),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY, sig_verify),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, sig_get_ctx_params),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, sig_gettable_ctx_params),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, sig_set_ctx_params),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, sig_settable_ctx_params),
+    // OpenSSL 3.4+ (ignored by older cores).
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES, sig_query_key_types<A>),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT, sig_message_sign_init),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_UPDATE, sig_update),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_FINAL, sig_sign_final),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT, sig_message_verify_init),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE, sig_update),
+    MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL, sig_verify_message_final),
+    {0, nullptr},
+};
+
+template <size_t A>
+OSSL_ALGORITHM entry() {
+  return {kAlgorithms[A].names, "provider=mldsa-accel", kFunctions<A>, kAlgorithms[A].description};
+}
+
+}  // namespace
+
+const OSSL_ALGORITHM mldsa_signature_algorithms[] = {
+    entry<0>(), entry<1>(), entry<2>(), entry<3>(), entry<4>(), entry<5>(), {nullptr, nullptr, nullptr, nullptr},
+};
+
+std::span<const SignatureOid> signature_oids() {
+  static const auto oids = [] {
+    std::array<SignatureOid, kAlgorithmCount> out{};
+    for (size_t i = 0; i < kAlgorithmCount; ++i) {
+      const Algorithm& a = kAlgorithms[i];
+      out[i] = {a.oid, a.sn, a.ln, variant(a.set).sn};
+    }
+    return out;
+  }();
+  return oids;
+}
+
+}  // namespace mldsa::prov
