@@ -1,0 +1,231 @@
+// key_decoder.cc - DECODER: DER SubjectPublicKeyInfo and PrivateKeyInfo to
+// ML-DSA keys.
+//
+// Each decoder answers for one parameter set. Input that is not that
+// parameter set's key (other DER, another OID, unparseable bytes) is "not
+// mine": return 1 without a key, errors discarded, so the chain tries the
+// next decoder. Input that carries our OID but bad content is an error: the
+// provider reason is raised and 0 returned, which stops the chain with that
+// message.
+#include "encoders/codec.h"
+#include "encoders/encoders.h"
+#include "encoders/pkcs8_formats.h"
+#include "keymgmt/key.h"
+#include "provider/errors.h"
+
+#include <openssl/asn1.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/core_object.h>
+#include <openssl/err.h>
+#include <openssl/params.h>
+#include <openssl/x509.h>
+
+#include <new>
+#include <vector>
+
+namespace mldsa::prov {
+namespace {
+
+struct DecoderCtx {
+  ProvCtx* provctx = nullptr;
+  mldsa::ParamSet set{};
+  Structure structure{};
+};
+
+enum class Outcome { not_mine, error, key };
+
+// Larger than any ML-DSA container (an ML-DSA-87 oqskeypair PrivateKeyInfo is
+// about 7.5 KB): bigger input is someone else's.
+constexpr size_t MAX_DER_BYTES = 16384;
+
+bool read_all(BIO* in, std::vector<uint8_t>& out) {
+  uint8_t buf[4096];
+  size_t n = 0;
+  while (BIO_read_ex(in, buf, sizeof(buf), &n) == 1 && n > 0) {
+    if (out.size() + n > MAX_DER_BYTES) return false;
+    out.insert(out.end(), buf, buf + n);
+  }
+  OPENSSL_cleanse(buf, sizeof(buf));
+  return true;
+}
+
+// Is alg our parameter set's OID? Also checks that parameters are absent,
+// which RFC 9881 requires: present ones make our key malformed (an error).
+Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {
+  const ASN1_OBJECT* obj = nullptr;
+  int ptype = 0;
+  X509_ALGOR_get0(&obj, &ptype, nullptr, alg);
+  ASN1_OBJECT* ours = variant_oid(ctx.set);
+  if (ours == nullptr) return Outcome::error;
+  const bool match = obj != nullptr && OBJ_cmp(obj, ours) == 0;
+  ASN1_OBJECT_free(ours);
+  if (!match) return Outcome::not_mine;
+  if (ptype != V_ASN1_UNDEF) {
+    MLDSA_RAISE(R_BAD_ENCODING);
+    return Outcome::error;
+  }
+  return Outcome::key;
+}
+
+Outcome make_key(const DecoderCtx& ctx, std::span<const uint8_t> seed, std::span<const uint8_t> sk,
+                 std::span<const uint8_t> pk, Key*& out) {
+  Key* key = key_new(ctx.provctx, ctx.set);
+  if (key == nullptr) return Outcome::error;
+  if (!key_from_parts(key, seed, sk, pk)) {  // raised the precise reason
+    key_free(key);
+    return Outcome::error;
+  }
+  out = key;
+  return Outcome::key;
+}
+
+// SubjectPublicKeyInfo ::= SEQUENCE { AlgorithmIdentifier, BIT STRING }.
+// Parsed with ASN1_get_object + d2i_X509_ALGOR + d2i_ASN1_BIT_STRING rather
+// than d2i_X509_PUBKEY: on 3.0 the latter decodes the key through the
+// DECODER chain, which would call this decoder again, without end.
+Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& out) {
+  const unsigned char* p = der.data();
+  const unsigned char* const end = der.data() + der.size();
+  long len = 0;
+  int tag = 0, cls = 0;
+  X509_ALGOR* alg = nullptr;
+  ASN1_BIT_STRING* bits = nullptr;
+
+  ERR_set_mark();  // parse failures mean "not an SPKI": no error for the caller
+  const int r = ASN1_get_object(&p, &len, &tag, &cls, static_cast<long>(der.size()));
+  // 0x20 exactly: constructed, definite length, no error bit.
+  bool parsed = r == V_ASN1_CONSTRUCTED && tag == V_ASN1_SEQUENCE && cls == V_ASN1_UNIVERSAL && len == end - p;
+  if (parsed) parsed = (alg = d2i_X509_ALGOR(nullptr, &p, end - p)) != nullptr;
+  if (parsed) parsed = (bits = d2i_ASN1_BIT_STRING(nullptr, &p, end - p)) != nullptr && p == end;
+  ERR_pop_to_mark();
+
+  Outcome o = parsed ? check_algorithm(ctx, alg) : Outcome::not_mine;
+  if (o == Outcome::key) {
+    // A public key is whole bytes: no unused bits in the BIT STRING.
+    if ((bits->flags & ASN1_STRING_FLAG_BITS_LEFT) != 0 && (bits->flags & 0x07) != 0) {
+      MLDSA_RAISE(R_BAD_ENCODING);
+      o = Outcome::error;
+    } else {
+      o = make_key(ctx, {}, {}, {ASN1_STRING_get0_data(bits), static_cast<size_t>(ASN1_STRING_length(bits))}, out);
+    }
+  }
+  ASN1_BIT_STRING_free(bits);
+  X509_ALGOR_free(alg);
+  return o;
+}
+
+// PrivateKeyInfo: the privateKey OCTET STRING holds one of the layouts of
+// pkcs8_formats.h, limited to ml-dsa.input_formats.
+Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& out) {
+  const unsigned char* p = der.data();
+  ERR_set_mark();
+  PKCS8_PRIV_KEY_INFO* p8 = d2i_PKCS8_PRIV_KEY_INFO(nullptr, &p, static_cast<long>(der.size()));
+  if (p8 != nullptr && p != der.data() + der.size()) {  // trailing bytes: not a PrivateKeyInfo
+    PKCS8_PRIV_KEY_INFO_free(p8);
+    p8 = nullptr;
+  }
+  ERR_pop_to_mark();
+  if (p8 == nullptr) return Outcome::not_mine;
+
+  const unsigned char* payload = nullptr;
+  int payload_len = 0;
+  const X509_ALGOR* alg = nullptr;
+  Outcome o = Outcome::error;
+  if (PKCS8_pkey_get0(nullptr, &payload, &payload_len, &alg, p8) == 1 && payload_len >= 0)
+    o = check_algorithm(ctx, alg);
+  if (o == Outcome::key) {
+    const mldsa::Params& params = mldsa::params(ctx.set);
+    const std::span<const uint8_t> bytes(payload, static_cast<size_t>(payload_len));
+    P8FormatList allowed, all;
+    P8Parts parts;
+    p8_parse_format_list("", all);
+    if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
+      MLDSA_RAISE(R_UNKNOWN_FORMAT);  // the configured list names no known format
+      o = Outcome::error;
+    } else if (!p8_recognise(params, bytes, allowed.view(), parts)) {
+      // Say whether the layout is known but switched off, or not a layout at all.
+      MLDSA_RAISE(p8_recognise(params, bytes, all.view(), parts) ? R_FORMAT_NOT_ALLOWED : R_BAD_ENCODING);
+      o = Outcome::error;
+    } else {
+      o = make_key(ctx, parts.seed, parts.sk, parts.pk, out);
+    }
+  }
+  PKCS8_PRIV_KEY_INFO_free(p8);  // cleanses the key bytes
+  return o;
+}
+
+template <mldsa::ParamSet S, Structure T>
+void* dec_newctx(void* provctx) {
+  auto* ctx = new (std::nothrow) DecoderCtx;
+  if (ctx == nullptr) return nullptr;
+  ctx->provctx = static_cast<ProvCtx*>(provctx);
+  ctx->set = S;
+  ctx->structure = T;
+  return ctx;
+}
+
+void dec_freectx(void* vctx) { delete static_cast<DecoderCtx*>(vctx); }
+
+template <Structure T>
+int dec_does_selection(void*, int selection) {
+  return selection_fits(selection, structure_selection(T)) ? 1 : 0;
+}
+
+int dec_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK* data_cb, void* data_cbarg,
+               OSSL_PASSPHRASE_CALLBACK*, void*) {
+  auto* ctx = static_cast<DecoderCtx*>(vctx);
+  if (!selection_fits(selection, structure_selection(ctx->structure))) return 1;  // not what was asked for
+
+  BIO* in = bio_from_core(ctx->provctx, cin);
+  if (in == nullptr) return 0;
+  std::vector<uint8_t> der;
+  const bool small_enough = read_all(in, der);
+  BIO_free(in);
+
+  Key* key = nullptr;
+  Outcome o = Outcome::not_mine;
+  if (small_enough && !der.empty())
+    o = ctx->structure == Structure::spki ? decode_spki(*ctx, der, key) : decode_pki(*ctx, der, key);
+  OPENSSL_cleanse(der.data(), der.size());
+  if (o == Outcome::not_mine) return 1;
+  if (o == Outcome::error) return 0;
+
+  int object_type = OSSL_OBJECT_PKEY;
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &object_type),
+      OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(variant(ctx->set).name), 0),
+      // The reference is the Key* itself; keymgmt load() takes it and nulls it (see encoders.h).
+      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, sizeof(key)),
+      OSSL_PARAM_construct_end(),
+  };
+  const int ok = data_cb(params, data_cbarg);
+  key_free(key);  // still ours if load() did not take it
+  return ok;
+}
+
+template <mldsa::ParamSet S, Structure T>
+const OSSL_DISPATCH decoder_functions[] = {
+    {OSSL_FUNC_DECODER_NEWCTX, dispatch_fn(&dec_newctx<S, T>)},
+    {OSSL_FUNC_DECODER_FREECTX, dispatch_fn(&dec_freectx)},
+    {OSSL_FUNC_DECODER_DOES_SELECTION, dispatch_fn(&dec_does_selection<T>)},
+    {OSSL_FUNC_DECODER_DECODE, dispatch_fn(&dec_decode)},
+    {0, nullptr},
+};
+
+#define MLDSA_DECODERS(S)                                                                                      \
+  {variant(S).names, "provider=mldsa-accel,input=der,structure=SubjectPublicKeyInfo",                         \
+   decoder_functions<S, Structure::spki>, nullptr},                                                            \
+  {variant(S).names, "provider=mldsa-accel,input=der,structure=PrivateKeyInfo",                               \
+   decoder_functions<S, Structure::pki>, nullptr}
+
+}  // namespace
+
+const OSSL_ALGORITHM mldsa_decoder_algorithms[] = {
+    MLDSA_DECODERS(mldsa::ParamSet::ML_DSA_44),
+    MLDSA_DECODERS(mldsa::ParamSet::ML_DSA_65),
+    MLDSA_DECODERS(mldsa::ParamSet::ML_DSA_87),
+    {nullptr, nullptr, nullptr, nullptr},
+};
+
+}  // namespace mldsa::prov

@@ -1,0 +1,394 @@
+// key_encoder.cc - ENCODER: ML-DSA keys to SubjectPublicKeyInfo,
+// PrivateKeyInfo and EncryptedPrivateKeyInfo (DER or PEM), and to text.
+//
+// One algorithm per (parameter set, structure, output); the context records
+// which, so the functions below are shared and only newctx and
+// does_selection are stamped out per algorithm.
+#include "encoders/codec.h"
+#include "encoders/encoders.h"
+#include "encoders/pkcs8_formats.h"
+#include "keymgmt/key.h"
+#include "provider/errors.h"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/x509.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+#ifndef OSSL_PKEY_PARAM_ML_DSA_SEED
+#define OSSL_PKEY_PARAM_ML_DSA_SEED "seed"  // OpenSSL 3.5's name; the 3.0 headers lack it
+#endif
+
+namespace mldsa::prov {
+namespace {
+
+enum class Output : uint8_t { der, pem, text };
+
+struct EncoderCtx {
+  ProvCtx* provctx = nullptr;
+  mldsa::ParamSet set{};
+  Structure structure{};
+  Output output{};
+  std::string cipher;        // empty: write the private key unencrypted
+  std::string cipher_props;
+};
+
+// DER bytes from an i2d call; secret ones are cleansed when freed.
+struct Der {
+  unsigned char* data = nullptr;
+  int len = 0;
+  bool secret = false;
+  Der() = default;
+  Der(const Der&) = delete;
+  Der& operator=(const Der&) = delete;
+  ~Der() {
+    if (secret)
+      OPENSSL_clear_free(data, static_cast<size_t>(len > 0 ? len : 0));
+    else
+      OPENSSL_free(data);
+  }
+};
+
+// --- SubjectPublicKeyInfo ---------------------------------------------------
+
+bool spki_der(const Key& key, Der& out) {
+  const mldsa::PublicKey* pub = key.public_key();
+  if (pub == nullptr) {
+    MLDSA_RAISE(R_MISSING_KEY);
+    return false;
+  }
+  const auto pk = pub->encoded();
+  X509_PUBKEY* xpk = X509_PUBKEY_new();
+  ASN1_OBJECT* oid = variant_oid(key.params->id);
+  auto* penc = static_cast<unsigned char*>(OPENSSL_memdup(pk.data(), pk.size()));
+  bool ok = xpk != nullptr && oid != nullptr && penc != nullptr &&
+            X509_PUBKEY_set0_param(xpk, oid, V_ASN1_UNDEF, nullptr, penc, static_cast<int>(pk.size())) == 1;
+  if (ok) {
+    oid = nullptr;  // owned by xpk now
+    penc = nullptr;
+    out.len = i2d_X509_PUBKEY(xpk, &out.data);
+    ok = out.len > 0;
+  }
+  if (!ok) MLDSA_RAISE(R_INTERNAL_ERROR);
+  OPENSSL_free(penc);
+  ASN1_OBJECT_free(oid);
+  X509_PUBKEY_free(xpk);
+  return ok;
+}
+
+// --- PrivateKeyInfo ---------------------------------------------------------
+
+// The first format of ml-dsa.output_formats the key can produce (a key loaded
+// without its seed cannot write a seed format).
+bool choose_output_format(const EncoderCtx& ctx, const mldsa::PrivateKey& priv, P8Format& out) {
+  P8FormatList formats;
+  if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.output_formats : std::string(), formats)) {
+    MLDSA_RAISE(R_UNKNOWN_FORMAT);
+    return false;
+  }
+  for (P8Format f : formats.view()) {
+    if (!p8_format_has_seed(f) || priv.has_seed()) {
+      out = f;
+      return true;
+    }
+  }
+  MLDSA_RAISE(R_MISSING_KEY);  // only seed formats enabled, and the key has no seed
+  return false;
+}
+
+// Caller frees with PKCS8_PRIV_KEY_INFO_free (which cleanses the key bytes).
+PKCS8_PRIV_KEY_INFO* make_p8info(const EncoderCtx& ctx, const Key& key) {
+  if (!key.has_private()) {
+    MLDSA_RAISE(R_MISSING_KEY);
+    return nullptr;
+  }
+  const mldsa::PrivateKey& priv = *key.priv;
+  P8Format format;
+  if (!choose_output_format(ctx, priv, format)) return nullptr;
+
+  std::vector<uint8_t> payload;
+  unsigned char* buf = nullptr;
+  if (p8_write(*key.params, format, priv.seed(), priv.encoded(), priv.public_key().encoded(), payload))
+    buf = static_cast<unsigned char*>(OPENSSL_memdup(payload.data(), payload.size()));
+  OPENSSL_cleanse(payload.data(), payload.size());
+
+  PKCS8_PRIV_KEY_INFO* p8 = PKCS8_PRIV_KEY_INFO_new();
+  ASN1_OBJECT* oid = variant_oid(key.params->id);
+  // Version 0 and absent AlgorithmIdentifier parameters (RFC 9881).
+  if (buf != nullptr && p8 != nullptr && oid != nullptr &&
+      PKCS8_pkey_set0(p8, oid, 0, V_ASN1_UNDEF, nullptr, buf, static_cast<int>(payload.size())) == 1)
+    return p8;  // p8 owns oid and buf
+  MLDSA_RAISE(R_INTERNAL_ERROR);
+  OPENSSL_clear_free(buf, payload.size());
+  ASN1_OBJECT_free(oid);
+  PKCS8_PRIV_KEY_INFO_free(p8);
+  return nullptr;
+}
+
+bool pki_der(const EncoderCtx& ctx, const Key& key, Der& out) {
+  PKCS8_PRIV_KEY_INFO* p8 = make_p8info(ctx, key);
+  if (p8 == nullptr) return false;
+  out.secret = true;
+  out.len = i2d_PKCS8_PRIV_KEY_INFO(p8, &out.data);
+  PKCS8_PRIV_KEY_INFO_free(p8);
+  if (out.len <= 0) MLDSA_RAISE(R_INTERNAL_ERROR);
+  return out.len > 0;
+}
+
+// --- EncryptedPrivateKeyInfo ------------------------------------------------
+
+// PKCS#5 v2 (PBES2, PBKDF2) encryption of the PrivateKeyInfo with the cipher
+// set on the context and the caller's passphrase, as OpenSSL's own encoders do.
+bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg, Der& out) {
+  if (ctx.cipher.empty()) {
+    MLDSA_RAISE(R_NOT_SUPPORTED);  // EncryptedPrivateKeyInfo asked for without a cipher
+    return false;
+  }
+  OSSL_LIB_CTX* libctx = libctx_of(ctx.provctx);
+  const char* props = ctx.cipher_props.empty() ? nullptr : ctx.cipher_props.c_str();
+  EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, ctx.cipher.c_str(), props);
+  if (cipher == nullptr) return false;  // the fetch raised the error
+
+  char pass[1024];
+  size_t pass_len = 0;
+  bool ok = false;
+  if (cb == nullptr || cb(pass, sizeof(pass), &pass_len, nullptr, cbarg) == 0) {
+    MLDSA_RAISE(R_MISSING_KEY);  // no passphrase to encrypt with
+  } else if (PKCS8_PRIV_KEY_INFO* p8 = make_p8info(ctx, key)) {
+    X509_SIG* sig = PKCS8_encrypt_ex(-1, cipher, pass, static_cast<int>(pass_len), nullptr, 0, 0, p8, libctx,
+                                     nullptr);
+    PKCS8_PRIV_KEY_INFO_free(p8);
+    if (sig != nullptr) {
+      out.len = i2d_X509_SIG(sig, &out.data);
+      ok = out.len > 0;
+      X509_SIG_free(sig);
+    }
+  }
+  OPENSSL_cleanse(pass, sizeof(pass));
+  EVP_CIPHER_free(cipher);
+  return ok;
+}
+
+// --- text -------------------------------------------------------------------
+
+// "label:" then the bytes as colon-separated hex, 15 a line, indented 4,
+// the layout of `openssl pkey -text` for OpenSSL 3.5's ML-DSA keys.
+bool print_hex_block(BIO* out, const char* label, std::span<const uint8_t> bytes) {
+  constexpr size_t per_line = 15;
+  if (BIO_printf(out, "%s\n", label) <= 0) return false;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const bool line_start = i % per_line == 0;
+    const bool last = i + 1 == bytes.size();
+    if (BIO_printf(out, "%s%02x%s%s", line_start ? "    " : "", bytes[i], last ? "" : ":",
+                   last || (i + 1) % per_line == 0 ? "\n" : "") <= 0)
+      return false;
+  }
+  return true;
+}
+
+bool write_text(BIO* out, const Key& key, int selection) {
+  const mldsa::PublicKey* pub = key.public_key();
+  if (pub == nullptr) {
+    MLDSA_RAISE(R_MISSING_KEY);
+    return false;
+  }
+  const char* name = key.params->name;
+  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0) {
+    if (!key.has_private()) {
+      MLDSA_RAISE(R_MISSING_KEY);
+      return false;
+    }
+    if (BIO_printf(out, "%s Private-Key:\n", name) <= 0) return false;
+    if (key.priv->has_seed() && !print_hex_block(out, "seed:", key.priv->seed())) return false;
+    if (!print_hex_block(out, "priv:", key.priv->encoded())) return false;
+  } else if (BIO_printf(out, "%s Public-Key:\n", name) <= 0) {
+    return false;
+  }
+  return print_hex_block(out, "pub:", pub->encoded());
+}
+
+// --- dispatch ---------------------------------------------------------------
+
+const char* pem_label(Structure s) {
+  switch (s) {
+    case Structure::spki: return PEM_STRING_PUBLIC;
+    case Structure::pki: return PEM_STRING_PKCS8INF;
+    case Structure::epki: return PEM_STRING_PKCS8;
+    case Structure::text: break;
+  }
+  return nullptr;
+}
+
+bool write_der_or_pem(const EncoderCtx& ctx, BIO* out, const Key& key, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) {
+  // PrivateKeyInfo with a cipher set means "encrypt it", as PEM_write_bio_PrivateKey asks.
+  Structure s = ctx.structure;
+  if (s == Structure::pki && !ctx.cipher.empty()) s = Structure::epki;
+
+  Der der;
+  bool ok = false;
+  switch (s) {
+    case Structure::spki: ok = spki_der(key, der); break;
+    case Structure::pki: ok = pki_der(ctx, key, der); break;
+    case Structure::epki: ok = epki_der(ctx, key, cb, cbarg, der); break;
+    case Structure::text: break;
+  }
+  if (!ok) return false;
+  if (ctx.output == Output::der) return BIO_write(out, der.data, der.len) == der.len;
+  return PEM_write_bio(out, pem_label(s), "", der.data, der.len) > 0;
+}
+
+template <mldsa::ParamSet S, Structure T, Output O>
+void* enc_newctx(void* provctx) {
+  auto* ctx = new (std::nothrow) EncoderCtx;
+  if (ctx == nullptr) return nullptr;
+  ctx->provctx = static_cast<ProvCtx*>(provctx);
+  ctx->set = S;
+  ctx->structure = T;
+  ctx->output = O;
+  return ctx;
+}
+
+void enc_freectx(void* vctx) { delete static_cast<EncoderCtx*>(vctx); }
+
+const OSSL_PARAM* enc_settable_ctx_params(void*) {
+  static const OSSL_PARAM settable[] = {
+      OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_CIPHER, nullptr, 0),
+      OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_PROPERTIES, nullptr, 0),
+      OSSL_PARAM_END,
+  };
+  return settable;
+}
+
+// A utf8 parameter that may be NULL (OSSL_ENCODER_CTX_set_cipher(ctx, NULL, NULL) clears the cipher).
+bool get_optional_string(const OSSL_PARAM* p, std::string& out) {
+  if (p->data == nullptr) {
+    out.clear();
+    return true;
+  }
+  const char* s = nullptr;
+  if (OSSL_PARAM_get_utf8_string_ptr(p, &s) == 0) return false;
+  out = s != nullptr ? s : "";
+  return true;
+}
+
+int enc_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  auto* ctx = static_cast<EncoderCtx*>(vctx);
+  if (params == nullptr) return 1;
+  const OSSL_PARAM* props = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_PROPERTIES);
+  if (props != nullptr && !get_optional_string(props, ctx->cipher_props)) return 0;
+  const OSSL_PARAM* cipher = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_CIPHER);
+  if (cipher != nullptr) {
+    if (!get_optional_string(cipher, ctx->cipher)) return 0;
+    if (!ctx->cipher.empty()) {
+      // Fail now on an unknown cipher rather than at encode time.
+      EVP_CIPHER* c = EVP_CIPHER_fetch(libctx_of(ctx->provctx), ctx->cipher.c_str(),
+                                       ctx->cipher_props.empty() ? nullptr : ctx->cipher_props.c_str());
+      if (c == nullptr) return 0;
+      EVP_CIPHER_free(c);
+    }
+  }
+  return 1;
+}
+
+template <Structure T>
+int enc_does_selection(void*, int selection) {
+  return selection_fits(selection, structure_selection(T)) ? 1 : 0;
+}
+
+int enc_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj, const OSSL_PARAM key_abstract[], int selection,
+               OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) {
+  auto* ctx = static_cast<EncoderCtx*>(vctx);
+  // Only our own key objects (direct, or through import_object) are encoded.
+  if (key_abstract != nullptr || obj == nullptr) {
+    MLDSA_RAISE(R_MISSING_KEY);
+    return 0;
+  }
+  const auto* key = static_cast<const Key*>(obj);
+  if (key->params == nullptr || key->params->id != ctx->set) {
+    MLDSA_RAISE(R_WRONG_KEY_TYPE);
+    return 0;
+  }
+  BIO* out = bio_from_core(ctx->provctx, cout);
+  if (out == nullptr) return 0;
+  const bool ok = ctx->output == Output::text ? write_text(out, *key, selection)
+                                              : write_der_or_pem(*ctx, out, *key, cb, cbarg);
+  BIO_free(out);
+  return ok ? 1 : 0;
+}
+
+// The core calls import_object when the key lives in another provider: the
+// key's exported parameters (seed / priv / pub) become one of our keys.
+void* enc_import_object(void* vctx, int selection, const OSSL_PARAM params[]) {
+  auto* ctx = static_cast<EncoderCtx*>(vctx);
+  auto octets = [params](const char* name) -> std::span<const uint8_t> {
+    const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name);
+    const void* data = nullptr;
+    size_t len = 0;
+    if (p == nullptr || OSSL_PARAM_get_octet_string_ptr(p, &data, &len) == 0) return {};
+    return {static_cast<const uint8_t*>(data), len};
+  };
+  const bool want_priv = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
+  Key* key = key_new(ctx->provctx, ctx->set);
+  if (key == nullptr) return nullptr;
+  if (!key_from_parts(key, want_priv ? octets(OSSL_PKEY_PARAM_ML_DSA_SEED) : std::span<const uint8_t>{},
+                      want_priv ? octets(OSSL_PKEY_PARAM_PRIV_KEY) : std::span<const uint8_t>{},
+                      octets(OSSL_PKEY_PARAM_PUB_KEY))) {
+    key_free(key);
+    return nullptr;
+  }
+  return key;
+}
+
+void enc_free_object(void* obj) { key_free(static_cast<Key*>(obj)); }
+
+template <mldsa::ParamSet S, Structure T, Output O>
+const OSSL_DISPATCH encoder_functions[] = {
+    {OSSL_FUNC_ENCODER_NEWCTX, dispatch_fn(&enc_newctx<S, T, O>)},
+    {OSSL_FUNC_ENCODER_FREECTX, dispatch_fn(&enc_freectx)},
+    {OSSL_FUNC_ENCODER_SET_CTX_PARAMS, dispatch_fn(&enc_set_ctx_params)},
+    {OSSL_FUNC_ENCODER_SETTABLE_CTX_PARAMS, dispatch_fn(&enc_settable_ctx_params)},
+    {OSSL_FUNC_ENCODER_DOES_SELECTION, dispatch_fn(&enc_does_selection<T>)},
+    {OSSL_FUNC_ENCODER_ENCODE, dispatch_fn(&enc_encode)},
+    {OSSL_FUNC_ENCODER_IMPORT_OBJECT, dispatch_fn(&enc_import_object)},
+    {OSSL_FUNC_ENCODER_FREE_OBJECT, dispatch_fn(&enc_free_object)},
+    {0, nullptr},
+};
+
+#define MLDSA_PROPS(rest) "provider=mldsa-accel," rest
+
+// Seven encoders per parameter set.
+#define MLDSA_ENCODERS(S)                                                                                   \
+  {variant(S).names, MLDSA_PROPS("output=der,structure=SubjectPublicKeyInfo"),                            \
+   encoder_functions<S, Structure::spki, Output::der>, nullptr},                                            \
+  {variant(S).names, MLDSA_PROPS("output=pem,structure=SubjectPublicKeyInfo"),                            \
+   encoder_functions<S, Structure::spki, Output::pem>, nullptr},                                            \
+  {variant(S).names, MLDSA_PROPS("output=der,structure=PrivateKeyInfo"),                                  \
+   encoder_functions<S, Structure::pki, Output::der>, nullptr},                                             \
+  {variant(S).names, MLDSA_PROPS("output=pem,structure=PrivateKeyInfo"),                                  \
+   encoder_functions<S, Structure::pki, Output::pem>, nullptr},                                             \
+  {variant(S).names, MLDSA_PROPS("output=der,structure=EncryptedPrivateKeyInfo"),                         \
+   encoder_functions<S, Structure::epki, Output::der>, nullptr},                                            \
+  {variant(S).names, MLDSA_PROPS("output=pem,structure=EncryptedPrivateKeyInfo"),                         \
+   encoder_functions<S, Structure::epki, Output::pem>, nullptr},                                            \
+  {variant(S).names, MLDSA_PROPS("output=text"), encoder_functions<S, Structure::text, Output::text>, nullptr}
+
+}  // namespace
+
+// Names come from the keymgmt's variant table (constant data, initialised
+// before this dynamic initialiser runs).
+const OSSL_ALGORITHM mldsa_encoder_algorithms[] = {
+    MLDSA_ENCODERS(mldsa::ParamSet::ML_DSA_44),
+    MLDSA_ENCODERS(mldsa::ParamSet::ML_DSA_65),
+    MLDSA_ENCODERS(mldsa::ParamSet::ML_DSA_87),
+    {nullptr, nullptr, nullptr, nullptr},
+};
+
+}  // namespace mldsa::prov
