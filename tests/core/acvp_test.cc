@@ -30,6 +30,8 @@ struct GroupRef {
   std::string load_error;
 };
 
+void PrintTo(const GroupRef& g, std::ostream* os) { *os << g.file << " tgId=" << g.tg_id; }
+
 struct Outcome {
   enum Kind { pass, skip, fail } kind = pass;
   std::string why;

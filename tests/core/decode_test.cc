@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -105,12 +106,12 @@ TEST_P(Decode, WrongLengths) {
   std::vector<uint8_t> pk(key_->public_key().encoded().begin(), key_->public_key().encoded().end());
   for (size_t n : {size_t{0}, pk.size() - 1, pk.size() + 1}) {
     std::vector<uint8_t> b(n, 0);
-    std::memcpy(b.data(), pk.data(), std::min(n, pk.size()));
+    std::copy_n(pk.begin(), std::min(n, pk.size()), b.begin());
     EXPECT_EQ(PublicKey::decode(p(), b, pub), Status::bad_pk_length) << n;
   }
   for (size_t n : {size_t{0}, sk_.size() - 1, sk_.size() + 1}) {
     std::vector<uint8_t> b(n, 0);
-    std::memcpy(b.data(), sk_.data(), std::min(n, sk_.size()));
+    std::copy_n(sk_.begin(), std::min(n, sk_.size()), b.begin());
     EXPECT_EQ(PrivateKey::from_sk(p(), b, priv), Status::bad_sk_length) << n;
   }
   for (size_t n : {size_t{0}, SEED_BYTES - 1, SEED_BYTES + 1}) {

@@ -45,4 +45,5 @@ inline std::string param_name(const ::testing::TestParamInfo<ParamSet>& info) {
 namespace mldsa {
 // GoogleTest prints a Status by name in failure messages.
 inline void PrintTo(Status s, std::ostream* os) { *os << status_string(s); }
+inline void PrintTo(ParamSet p, std::ostream* os) { *os << params(p).name; }
 }  // namespace mldsa
