@@ -26,10 +26,36 @@ const Backend kRefBackend = {
 
 namespace {
 
-// Backends compiled in, best first. Vector backends register here when built.
-const Backend* const kBackends[] = {&kRefBackend};
+// Backends compiled in, best first.
+const Backend* const kBackends[] = {
+#ifdef MLDSA_HAVE_AVX512
+    &kAvx512Backend,
+#endif
+#ifdef MLDSA_HAVE_AVX2
+    &kAvx2Backend,
+#endif
+    &kRefBackend,
+};
 
-bool cpu_supports(const Backend& b) { return &b == &kRefBackend; }
+// libgcc's __builtin_cpu_supports reports an AVX feature only when the OS
+// also saves its registers (OSXSAVE and the XCR0 bits, read with XGETBV).
+bool cpu_supports(const Backend& b) {
+#ifdef MLDSA_HAVE_AVX512
+  if (&b == &kAvx512Backend) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+  }
+#endif
+#ifdef MLDSA_HAVE_AVX2
+  if (&b == &kAvx2Backend) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+  }
+#endif
+  return &b == &kRefBackend;
+}
 
 const Backend* find(std::string_view name) {
   if (name == "auto") {

@@ -43,5 +43,8 @@ const Backend& backend();
 
 // The portable backend, always available.
 extern const Backend kRefBackend;
+// x86-64 vector backends (cpu/avx2/, cpu/avx512/), when compiled in.
+extern const Backend kAvx2Backend;
+extern const Backend kAvx512Backend;
 
 }  // namespace mldsa

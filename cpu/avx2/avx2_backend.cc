@@ -1,0 +1,81 @@
+// avx2_backend.cc - the AVX2 backend: 4-way Keccak (one state per 64-bit
+// lane), ExpandA / ExpandS / ExpandMask four polynomials at a time, and the
+// 8 x int32 NTT. Built with -mavx2 -mbmi2; chosen only when the CPU and OS
+// support AVX2 (see backend.cc).
+#include <immintrin.h>
+
+#include "cpu/avx2/keccak_lanes.h"
+#include "cpu/avx2/ntt8.h"
+#include "cpu/avx2/sampling_lanes.h"
+#include "cpu/backend.h"
+#include "cpu/keccak.h"
+#include "cpu/packing.h"
+
+namespace mldsa {
+namespace {
+
+struct Avx2Ops {
+  using V = __m256i;
+  static constexpr unsigned kWays = 4;
+  static V load(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void store(uint64_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+  static V splat(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
+  static V xor2(V a, V b) { return _mm256_xor_si256(a, b); }
+  static V xor5(V a, V b, V c, V d, V e) { return xor2(xor2(xor2(a, b), xor2(c, d)), e); }
+  static V chi(V a, V b, V c) { return xor2(a, _mm256_andnot_si256(b, c)); }  // a ^ (~b & c)
+  template <unsigned R>
+  static V rol(V v) {
+    if constexpr (R == 0) {
+      return v;
+    } else if constexpr (R == 8 || R == 56) {  // whole-byte rotations: one shuffle
+      const __m256i idx = R == 8 ? _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2,
+                                                    3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14)
+                                 : _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4,
+                                                    5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8);
+      return _mm256_shuffle_epi8(v, idx);
+    } else {
+      return _mm256_or_si256(_mm256_slli_epi64(v, R), _mm256_srli_epi64(v, 64 - R));
+    }
+  }
+};
+
+void keccakf1600x4_avx2(uint64_t s[4][25]) {
+  __m256i A[25];
+  for (int i = 0; i < 25; ++i) A[i] = _mm256_setr_epi64x(s[0][i], s[1][i], s[2][i], s[3][i]);
+  keccak_lanes::permute<Avx2Ops>(A);
+  for (int i = 0; i < 25; ++i) {
+    alignas(32) uint64_t t[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t), A[i]);
+    for (int w = 0; w < 4; ++w) s[w][i] = t[w];
+  }
+}
+
+void ntt_avx2(Poly* a) { ntt8::ntt(a); }
+void invntt_tomont_avx2(Poly* a) { ntt8::invntt_tomont(a); }
+void pointwise_acc_avx2(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt8::pointwise_acc(c, a, b, n); }
+
+void expand_a_avx2(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
+  keccak_lanes::expand_a<Avx2Ops>(A, rho, k, l);
+}
+void expand_s_avx2(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
+  keccak_lanes::expand_s<Avx2Ops>(s, n, rhoprime, eta, nonce);
+}
+void expand_mask_avx2(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
+  keccak_lanes::expand_mask<Avx2Ops>(y, l, rhopp, kappa, gamma1_bits, unpack_z);
+}
+
+}  // namespace
+
+extern const Backend kAvx2Backend = {
+    "avx2",
+    keccakf1600_ref,
+    keccakf1600x4_avx2,
+    ntt_avx2,
+    invntt_tomont_avx2,
+    pointwise_acc_avx2,
+    expand_a_avx2,
+    expand_s_avx2,
+    expand_mask_avx2,
+};
+
+}  // namespace mldsa

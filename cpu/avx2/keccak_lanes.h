@@ -1,0 +1,58 @@
+// keccak_lanes.h - Keccak-f[1600] on several states at once, one state per
+// 64-bit vector lane: lane i of the 25 vectors is state i.
+//
+// Written once over a small "Ops" type (xor, andnot-xor, rotate) so the AVX2
+// backend (4 states in __m256i) and the AVX-512 backend (4 states in __m256i
+// with vpternlogq / vprolq, or 8 states in __m512i) share the round code.
+// Include only from files built with the matching ISA flags, and declare the
+// Ops types in an anonymous namespace: the instantiations are then local to
+// that file, so no vector-ISA copy can be picked by the linker for another.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace keccak_lanes {
+
+inline constexpr uint64_t kRC[24] = {
+    0x0000000000000001ull, 0x0000000000008082ull, 0x800000000000808Aull, 0x8000000080008000ull,
+    0x000000000000808Bull, 0x0000000080000001ull, 0x8000000080008081ull, 0x8000000000008009ull,
+    0x000000000000008Aull, 0x0000000000000088ull, 0x0000000080008009ull, 0x000000008000000Aull,
+    0x000000008000808Bull, 0x800000000000008Bull, 0x8000000000008089ull, 0x8000000000008003ull,
+    0x8000000000008002ull, 0x8000000000000080ull, 0x000000000000800Aull, 0x800000008000000Aull,
+    0x8000000080008081ull, 0x8000000000008080ull, 0x0000000080000001ull, 0x8000000080008008ull,
+};
+
+// Rotation offset of lane x + 5y.
+inline constexpr unsigned kRho[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
+                                      25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
+
+// Lane x + 5y moves to (y, 2x + 3y).
+constexpr size_t pi_dest(size_t i) { return (i / 5) + 5 * ((2 * (i % 5) + 3 * (i / 5)) % 5); }
+
+template <class Ops, size_t I>
+inline void rho_pi(typename Ops::V* B, const typename Ops::V* A, const typename Ops::V* D) {
+  B[pi_dest(I)] = Ops::template rol<kRho[I]>(Ops::xor2(A[I], D[I % 5]));
+}
+
+template <class Ops, size_t I>
+inline void chi(typename Ops::V* A, const typename Ops::V* B) {
+  constexpr size_t x = I % 5, y = I - x;
+  A[I] = Ops::chi(B[I], B[y + (x + 1) % 5], B[y + (x + 2) % 5]);
+}
+
+template <class Ops>
+inline void permute(typename Ops::V A[25]) {
+  using V = typename Ops::V;
+  for (int round = 0; round < 24; ++round) {
+    V C[5], D[5], B[25];
+    for (int x = 0; x < 5; ++x) C[x] = Ops::xor5(A[x], A[x + 5], A[x + 10], A[x + 15], A[x + 20]);
+    for (int x = 0; x < 5; ++x) D[x] = Ops::xor2(C[(x + 4) % 5], Ops::template rol<1>(C[(x + 1) % 5]));
+    [&]<size_t... I>(std::index_sequence<I...>) { (rho_pi<Ops, I>(B, A, D), ...); }(std::make_index_sequence<25>{});
+    [&]<size_t... I>(std::index_sequence<I...>) { (chi<Ops, I>(A, B), ...); }(std::make_index_sequence<25>{});
+    A[0] = Ops::xor2(A[0], Ops::splat(kRC[round]));
+  }
+}
+
+}  // namespace keccak_lanes

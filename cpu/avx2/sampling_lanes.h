@@ -1,0 +1,155 @@
+// sampling_lanes.h - ExpandA, ExpandS and ExpandMask on W Keccak states at
+// once (W = Ops::kWays: 4 for AVX2, 4 or 8 for AVX-512). Each state makes one
+// polynomial; the output is exactly the ref backend's, since every state
+// squeezes the same stream the ref sponge would.
+//
+// Same inclusion rule as keccak_lanes.h (Ops in an anonymous namespace).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/avx2/keccak_lanes.h"
+#include "cpu/ct.h"
+#include "cpu/keccak.h"
+#include "cpu/mldsa.h"
+#include "cpu/packing.h"
+#include "cpu/sampling.h"
+
+namespace keccak_lanes {
+
+// W sponges in lane-interleaved memory: s[i][w] is lane i of state w.
+template <class Ops>
+struct alignas(64) Sponges {
+  static constexpr unsigned W = Ops::kWays;
+  uint64_t s[25][W];
+
+  void permute() {
+    typename Ops::V A[25];
+    for (int i = 0; i < 25; ++i) A[i] = Ops::load(s[i]);
+    keccak_lanes::permute<Ops>(A);
+    for (int i = 0; i < 25; ++i) Ops::store(s[i], A[i]);
+  }
+  // One absorbed block: a seed of seed_words whole lanes, then a 16-bit
+  // suffix per state, the SHAKE padding, and the rate's closing bit.
+  void start(const uint8_t* seed, unsigned seed_words, const uint16_t* suffix, unsigned rate) {
+    std::memset(s, 0, sizeof s);
+    for (unsigned i = 0; i < seed_words; ++i) {
+      uint64_t v;
+      std::memcpy(&v, seed + 8 * i, 8);
+      for (unsigned w = 0; w < W; ++w) s[i][w] = v;
+    }
+    for (unsigned w = 0; w < W; ++w) {
+      s[seed_words][w] = suffix[w] | (uint64_t{mldsa::DS_SHAKE} << 16);
+      s[rate / 8 - 1][w] ^= uint64_t{0x80} << 56;
+    }
+  }
+  // Squeezes one block per state into out[w] (little-endian lanes).
+  void squeeze_block(uint8_t* const* out, unsigned rate) {
+    permute();
+    for (unsigned w = 0; w < W; ++w)
+      for (unsigned i = 0; i < rate / 8; ++i) std::memcpy(out[w] + 8 * i, &s[i][w], 8);
+  }
+  void wipe() { mldsa::secure_zero(s, sizeof s); }
+};
+
+template <class Ops>
+void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
+  using mldsa::N;
+  constexpr unsigned W = Ops::kWays, kBlocks = 5;  // 5 blocks give 280 candidates: nearly always enough
+  alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE128_RATE];
+  Sponges<Ops> h;
+  const unsigned total = k * l;
+  for (unsigned start = 0; start < total; start += W) {
+    const unsigned n = total - start < W ? total - start : W;  // spare lanes repeat entry `start`
+    uint16_t suffix[W];
+    for (unsigned w = 0; w < W; ++w) {
+      const unsigned idx = start + (w < n ? w : 0);
+      suffix[w] = static_cast<uint16_t>((idx % l) | ((idx / l) << 8));  // rho || j || i
+    }
+    h.start(rho, 4, suffix, mldsa::SHAKE128_RATE);
+    for (unsigned b = 0; b < kBlocks; ++b) {
+      uint8_t* out[W];
+      for (unsigned w = 0; w < W; ++w) out[w] = buf[w] + b * mldsa::SHAKE128_RATE;
+      h.squeeze_block(out, mldsa::SHAKE128_RATE);
+    }
+    unsigned ctr[W];
+    bool more = false;
+    for (unsigned w = 0; w < n; ++w) {
+      ctr[w] = mldsa::rej_ntt_coeffs(A[start + w].c, 0, buf[w], sizeof buf[w]);
+      more |= ctr[w] < N;
+    }
+    while (more) {  // A^ is public: branching on it is fine
+      uint8_t* out[W];
+      for (unsigned w = 0; w < W; ++w) out[w] = buf[w];
+      h.squeeze_block(out, mldsa::SHAKE128_RATE);
+      more = false;
+      for (unsigned w = 0; w < n; ++w) {
+        ctr[w] = mldsa::rej_ntt_coeffs(A[start + w].c, ctr[w], buf[w], mldsa::SHAKE128_RATE);
+        more |= ctr[w] < N;
+      }
+    }
+  }
+}
+
+template <class Ops>
+void expand_s(mldsa::Poly* s, unsigned n_polys, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
+  using mldsa::N;
+  constexpr unsigned W = Ops::kWays, kBlocks = 2;
+  alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE256_RATE];
+  Sponges<Ops> h;
+  for (unsigned start = 0; start < n_polys; start += W) {
+    const unsigned n = n_polys - start < W ? n_polys - start : W;
+    uint16_t suffix[W];
+    for (unsigned w = 0; w < W; ++w) suffix[w] = static_cast<uint16_t>(nonce + start + (w < n ? w : 0));
+    h.start(rhoprime, 8, suffix, mldsa::SHAKE256_RATE);
+    for (unsigned b = 0; b < kBlocks; ++b) {
+      uint8_t* out[W];
+      for (unsigned w = 0; w < W; ++w) out[w] = buf[w] + b * mldsa::SHAKE256_RATE;
+      h.squeeze_block(out, mldsa::SHAKE256_RATE);
+    }
+    unsigned ctr[W];
+    unsigned short_of = 0;
+    for (unsigned w = 0; w < n; ++w) {
+      ctr[w] = mldsa::rej_bounded_coeffs(s[start + w].c, 0, buf[w], sizeof buf[w], eta);
+      short_of |= mldsa::declassify(ctr[w] < N);  // only the accept count is public
+    }
+    while (short_of) {
+      uint8_t* out[W];
+      for (unsigned w = 0; w < W; ++w) out[w] = buf[w];
+      h.squeeze_block(out, mldsa::SHAKE256_RATE);
+      short_of = 0;
+      for (unsigned w = 0; w < n; ++w) {
+        ctr[w] = mldsa::rej_bounded_coeffs(s[start + w].c, ctr[w], buf[w], mldsa::SHAKE256_RATE, eta);
+        short_of |= mldsa::declassify(ctr[w] < N);
+      }
+    }
+  }
+  h.wipe();
+  mldsa::secure_zero(buf, sizeof buf);
+}
+
+template <class Ops>
+void expand_mask(mldsa::Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits,
+                 void (*unpack)(mldsa::Poly*, const uint8_t*, unsigned)) {
+  constexpr unsigned W = Ops::kWays, kBlocks = 5;  // 5 * 136 >= 640 = 32 * 20 bytes
+  alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE256_RATE];
+  Sponges<Ops> h;
+  for (unsigned start = 0; start < l; start += W) {
+    const unsigned n = l - start < W ? l - start : W;
+    uint16_t suffix[W];
+    for (unsigned w = 0; w < W; ++w) suffix[w] = static_cast<uint16_t>(kappa + start + (w < n ? w : 0));
+    h.start(rhopp, 8, suffix, mldsa::SHAKE256_RATE);
+    const unsigned blocks = (32 * (gamma1_bits + 1) + mldsa::SHAKE256_RATE - 1) / mldsa::SHAKE256_RATE;
+    for (unsigned b = 0; b < blocks; ++b) {
+      uint8_t* out[W];
+      for (unsigned w = 0; w < W; ++w) out[w] = buf[w] + b * mldsa::SHAKE256_RATE;
+      h.squeeze_block(out, mldsa::SHAKE256_RATE);
+    }
+    for (unsigned w = 0; w < n; ++w) unpack(&y[start + w], buf[w], gamma1_bits);
+  }
+  h.wipe();
+  mldsa::secure_zero(buf, sizeof buf);
+}
+
+}  // namespace keccak_lanes
