@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""interop.py - ML-DSA interop between mldsa-accel and OpenSSL 3.5's own ML-DSA.
+
+Three "sides" run the openssl command line:
+  openssl35         OpenSSL 3.5+ ($OPENSSL35) with its default provider only
+  mldsa-accel@3.0   the system openssl (3.0) with this provider (the only ML-DSA there)
+  mldsa-accel@3.5   OpenSSL 3.5 with this provider and the default one, the
+                    default property query "?provider=mldsa-accel" picking ours
+Each area checks both directions between openssl35 and each of our sides.
+
+Usage: interop.py --provider MODULE.so --probe PROBE [--openssl30 PATH] AREA
+AREA: capabilities30 capabilities keys sign x509 cms tls speed
+Every area but capabilities30 needs OPENSSL35 (a 3.5+ openssl binary); without
+it the script prints "skipped: OPENSSL35 not set" and exits 77.
+"""
+import argparse
+import base64
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+VARIANTS = ["ML-DSA-44", "ML-DSA-65", "ML-DSA-87"]
+# FIPS 204 sizes: public key, expanded private key, signature.
+SIZES = {"ML-DSA-44": (1312, 2560, 2420), "ML-DSA-65": (1952, 4032, 3309), "ML-DSA-87": (2592, 4896, 4627)}
+TLS_NAMES = {"ML-DSA-44": ("mldsa44", 0x0904, 128), "ML-DSA-65": ("mldsa65", 0x0905, 192),
+             "ML-DSA-87": ("mldsa87", 0x0906, 256)}
+FORMATS = ["seed-priv", "priv-only", "oqskeypair", "seed-only", "bare-priv", "bare-seed"]
+OURS = "mldsa-accel"
+PROPQ = "?provider=mldsa-accel"
+TIMEOUT = 120  # seconds for any one openssl command
+
+
+class Checks:
+    """Counts checks; a failed one prints what ran, the run goes on."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"ok: {what}")
+        else:
+            self.failed += 1
+            print(f"FAIL: {what}")
+            if detail:
+                print("  " + detail.replace("\n", "\n  ").rstrip())
+        return ok
+
+    def finish(self):
+        print(f"{self.passed} checks passed, {self.failed} failed")
+        return 1 if self.failed else 0
+
+
+class Side:
+    """One openssl command line and the configuration it runs with."""
+
+    def __init__(self, label, exe, work, module=None, with_default_mldsa=True, propq=None):
+        self.label, self.exe, self.work = label, exe, work
+        self.module, self.propq = module, propq
+        self.with_default_mldsa = with_default_mldsa
+        self._confs = {}
+
+    def conf(self, output_format=None):
+        """Writes (once) an openssl.cnf for this side and PKCS#8 output format."""
+        key = output_format or "default"
+        if key in self._confs:
+            return self._confs[key]
+        fmt = f"ml-dsa.output_formats = {output_format}\n" if output_format else ""
+        text = "openssl_conf = init\n[init]\nproviders = provs\n"
+        if self.propq:
+            text += "alg_section = algs\n"
+        text += "[provs]\ndefault = default_sect\n"
+        if self.module:
+            text += f"{OURS} = ours_sect\n"
+        text += "[default_sect]\nactivate = 1\n"
+        if self.with_default_mldsa:
+            text += fmt
+        if self.module:
+            text += f"[ours_sect]\nmodule = {self.module}\nactivate = 1\n{fmt}"
+        if self.propq:
+            text += f"[algs]\ndefault_properties = {self.propq}\n"
+        # req needs a distinguished_name section even when -subj gives the name.
+        text += "[req]\ndistinguished_name = dn\n[dn]\n"
+        path = os.path.join(self.work, f"{re.sub(r'[^A-Za-z0-9]+', '_', self.label)}-{key}.cnf")
+        with open(path, "w") as f:
+            f.write(text)
+        self._confs[key] = path
+        return path
+
+    def run(self, args, output_format=None, input=None, timeout=TIMEOUT):
+        env = dict(os.environ, OPENSSL_CONF=self.conf(output_format))
+        if self.module:
+            env["OPENSSL_MODULES"] = os.path.dirname(self.module)
+        try:
+            return subprocess.run([self.exe] + args, input=input, capture_output=True, env=env,
+                                  timeout=timeout, cwd=self.work)
+        except subprocess.TimeoutExpired as e:
+            return subprocess.CompletedProcess(e.cmd, 124, e.stdout or b"", (e.stderr or b"") + b"\n(timed out)")
+
+
+def describe(proc):
+    cmd = " ".join(str(a) for a in proc.args)
+    err = (proc.stderr or b"").decode(errors="replace").strip()
+    return f"$ {cmd}\n  rc={proc.returncode}\n{err[-2000:]}"
+
+
+def ran(checks, proc, what):
+    return checks.check(proc.returncode == 0, what, describe(proc))
+
+
+# --- PKCS#8 layout ---------------------------------------------------------
+
+def der_tlv(data, pos):
+    """(tag, content start, content end) of the DER element at pos."""
+    tag, length = data[pos], data[pos + 1]
+    pos += 2
+    if length & 0x80:
+        n = length & 0x7F
+        length = int.from_bytes(data[pos:pos + n], "big")
+        pos += n
+    return tag, pos, pos + length
+
+
+def pem_to_der(path):
+    lines = open(path).read().split("\n")
+    body = [l for l in lines if l and not l.startswith("-----")]
+    return base64.b64decode("".join(body))
+
+
+def private_key_octets(der):
+    """The privateKey OCTET STRING content of a PrivateKeyInfo."""
+    _, pos, _ = der_tlv(der, 0)        # PrivateKeyInfo SEQUENCE
+    _, _, pos = der_tlv(der, pos)      # version
+    _, _, pos = der_tlv(der, pos)      # AlgorithmIdentifier
+    tag, start, end = der_tlv(der, pos)
+    return der[start:end] if tag == 0x04 else b""
+
+
+def pkcs8_format(variant, payload):
+    """Names the layout (see encoders/pkcs8_formats.h) by length and prefix."""
+    pk, sk, _ = SIZES[variant]
+    n = len(payload)
+    if n == 4 + 2 + 32 + 4 + sk and payload[:2] == b"\x30\x82":
+        return "seed-priv"
+    if n == 4 + sk and payload[:2] == b"\x04\x82":
+        return "priv-only"
+    if n == 4 + sk + pk and payload[:2] == b"\x04\x82":
+        return "oqskeypair"
+    if n == 34 and payload[:2] == b"\x80\x20":
+        return "seed-only"
+    if n == sk:
+        return "bare-priv"
+    if n == 32:
+        return "bare-seed"
+    return f"unknown ({n} bytes)"
+
+
+# --- areas -----------------------------------------------------------------
+
+def area_keys(checks, s35, ours_sides, work):
+    """Keys written by one side in each PKCS#8 format load on the other with the same public key."""
+    for variant in VARIANTS:
+        for fmt in FORMATS:
+            for ours in ours_sides:
+                for a, b in ((s35, ours), (ours, s35)):
+                    what = f"{variant} {fmt}: {a.label} -> {b.label}"
+                    key = os.path.join(work, "key.pem")
+                    key2 = os.path.join(work, "key2.pem")
+                    if not ran(checks, a.run(["genpkey", "-algorithm", variant, "-out", key], fmt), f"{what}: genpkey"):
+                        continue
+                    got = pkcs8_format(variant, private_key_octets(pem_to_der(key)))
+                    checks.check(got == fmt, f"{what}: {a.label} wrote {fmt}", f"found {got}")
+                    pa = a.run(["pkey", "-in", key, "-pubout", "-outform", "DER"])
+                    pb = b.run(["pkey", "-in", key, "-pubout", "-outform", "DER"])
+                    if ran(checks, pb, f"{what}: {b.label} loads it"):
+                        checks.check(pa.returncode == 0 and pa.stdout == pb.stdout
+                                     and len(pb.stdout) > SIZES[variant][0],
+                                     f"{what}: same public key on both sides")
+                    # b writes the key back in the same format, a reads it.
+                    pw = b.run(["pkey", "-in", key, "-out", key2], fmt)
+                    if not ran(checks, pw, f"{what}: {b.label} writes it back as {fmt}"):
+                        continue
+                    got = pkcs8_format(variant, private_key_octets(pem_to_der(key2)))
+                    checks.check(got == fmt, f"{what}: {b.label} wrote {fmt}", f"found {got}")
+                    pa2 = a.run(["pkey", "-in", key2, "-pubout", "-outform", "DER"])
+                    checks.check(pa2.returncode == 0 and pa2.stdout == pa.stdout,
+                                 f"{what}: {a.label} loads it back, same public key", describe(pa2))
+
+
+def sign_args(key, msg, sig, context=None, deterministic=False):
+    args = ["pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", msg, "-out", sig]
+    if context is not None:
+        args += ["-pkeyopt", f"context-string:{context}"]
+    if deterministic:
+        args += ["-pkeyopt", "deterministic:1"]
+    return args
+
+
+def verify_args(pub, msg, sig, context=None):
+    args = ["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", pub, "-in", msg, "-sigfile", sig]
+    if context is not None:
+        args += ["-pkeyopt", f"context-string:{context}"]
+    return args
+
+
+def verified(proc):
+    return proc.returncode == 0 and b"Signature Verified Successfully" in proc.stdout
+
+
+def area_sign(checks, s35, ours_sides, work):
+    """Signatures made by one side verify on the other; deterministic ones are equal byte for byte."""
+    msg = os.path.join(work, "msg.bin")
+    with open(msg, "wb") as f:
+        f.write(os.urandom(1000))
+    ctx = "interop-context"
+    for variant in VARIANTS:
+        key, pub = os.path.join(work, "sk.pem"), os.path.join(work, "pk.pem")
+        if not ran(checks, s35.run(["genpkey", "-algorithm", variant, "-out", key]), f"{variant}: genpkey"):
+            continue
+        ran(checks, s35.run(["pkey", "-in", key, "-pubout", "-out", pub]), f"{variant}: public key")
+        for ours in ours_sides:
+            for a, b in ((s35, ours), (ours, s35)):
+                what = f"{variant}: {a.label} signs, {b.label} verifies"
+                sig = os.path.join(work, "sig.bin")
+                for context in (None, ctx):
+                    label = "with context" if context else "empty context"
+                    if not ran(checks, a.run(sign_args(key, msg, sig, context)), f"{what}: sign ({label})"):
+                        continue
+                    checks.check(os.path.getsize(sig) == SIZES[variant][2], f"{what}: signature size ({label})")
+                    v = b.run(verify_args(pub, msg, sig, context))
+                    checks.check(verified(v), f"{what}: verifies ({label})", describe(v))
+                # The verifier must look at the context: another one fails.
+                a.run(sign_args(key, msg, sig, ctx))
+                v = b.run(verify_args(pub, msg, sig, ctx + "x"))
+                checks.check(v.returncode != 0 and not verified(v), f"{what}: wrong context rejected", describe(v))
+            sa, sb = os.path.join(work, "det_a.bin"), os.path.join(work, "det_b.bin")
+            pa = s35.run(sign_args(key, msg, sa, ctx, deterministic=True))
+            pb = ours.run(sign_args(key, msg, sb, ctx, deterministic=True))
+            if ran(checks, pa, f"{variant}: {s35.label} deterministic sign") and \
+               ran(checks, pb, f"{variant}: {ours.label} deterministic sign"):
+                checks.check(open(sa, "rb").read() == open(sb, "rb").read(),
+                             f"{variant}: deterministic signatures of {s35.label} and {ours.label} equal byte for byte")
+
+
+def make_chain(checks, side, variant, work, tag):
+    """Root CA and a leaf it issued, both `variant`, made by `side`. Returns paths or None."""
+    p = lambda name: os.path.join(work, f"{tag}-{name}")
+    ok = ran(checks, side.run(["genpkey", "-algorithm", variant, "-out", p("root.key")]), f"{tag}: root key")
+    ok = ok and ran(checks, side.run(["req", "-x509", "-new", "-key", p("root.key"), "-subj", "/CN=interop root",
+                                      "-days", "30", "-out", p("root.pem"),
+                                      "-addext", "basicConstraints=critical,CA:TRUE",
+                                      "-addext", "keyUsage=critical,keyCertSign,cRLSign"]), f"{tag}: root cert")
+    ok = ok and ran(checks, side.run(["genpkey", "-algorithm", variant, "-out", p("leaf.key")]), f"{tag}: leaf key")
+    ok = ok and ran(checks, side.run(["req", "-new", "-key", p("leaf.key"), "-subj", "/CN=localhost",
+                                      "-out", p("leaf.csr")]), f"{tag}: leaf request")
+    with open(p("leaf.ext"), "w") as f:
+        f.write("basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                "subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    ok = ok and ran(checks, side.run(["x509", "-req", "-in", p("leaf.csr"), "-CA", p("root.pem"), "-CAkey",
+                                      p("root.key"), "-set_serial", "2", "-days", "30", "-extfile", p("leaf.ext"),
+                                      "-out", p("leaf.pem")]), f"{tag}: leaf cert")
+    return (p("root.pem"), p("root.key"), p("leaf.pem"), p("leaf.key")) if ok else None
+
+
+def chain_verifies(side, root, leaf):
+    v = side.run(["verify", "-check_ss_sig", "-CAfile", root, leaf])
+    return v.returncode == 0 and v.stdout.strip().endswith(b": OK"), v
+
+
+def area_x509(checks, s35, ours_sides, work):
+    """A root -> leaf chain issued by one side verifies on the other."""
+    for variant in VARIANTS:
+        for ours in ours_sides:
+            for a, b in ((s35, ours), (ours, s35)):
+                what = f"{variant}: chain by {a.label}, verified by {b.label}"
+                chain = make_chain(checks, a, variant, work, "x509")
+                other = make_chain(checks, a, variant, work, "other")
+                if not chain or not other:
+                    continue
+                ok, v = chain_verifies(b, chain[0], chain[2])
+                checks.check(ok, what, describe(v))
+                # Same root name, other key: only the signature check tells them apart.
+                ok, v = chain_verifies(b, other[0], chain[2])
+                checks.check(not ok, f"{what}: leaf under a different root of the same name rejected", describe(v))
+
+
+def area_cms(checks, s35, ours_sides, work):
+    """CMS SignedData made on one side verifies on the other."""
+    msg = os.path.join(work, "cms-msg.txt")
+    with open(msg, "wb") as f:
+        f.write(b"CMS interop message\n" + os.urandom(64).hex().encode())
+    for variant in VARIANTS:
+        for ours in ours_sides:
+            for a, b in ((s35, ours), (ours, s35)):
+                what = f"{variant}: CMS signed by {a.label}, verified by {b.label}"
+                chain = make_chain(checks, a, variant, work, "cms")
+                if not chain:
+                    continue
+                root, _, leaf, leaf_key = chain
+                signed = os.path.join(work, "msg.cms")
+                out = os.path.join(work, "cms-out.txt")
+                s = a.run(["cms", "-sign", "-binary", "-in", msg, "-signer", leaf, "-inkey", leaf_key,
+                           "-outform", "DER", "-out", signed])
+                if not ran(checks, s, f"{what}: sign"):
+                    continue
+                v = b.run(["cms", "-verify", "-binary", "-inform", "DER", "-in", signed, "-content", msg,
+                           "-CAfile", root, "-out", out])
+                checks.check(v.returncode == 0 and b"Verification successful" in v.stderr
+                             and open(out, "rb").read() == open(msg, "rb").read(), what, describe(v))
+                with open(os.path.join(work, "cms-tampered.txt"), "wb") as f:
+                    f.write(open(msg, "rb").read() + b"!")
+                v = b.run(["cms", "-verify", "-binary", "-inform", "DER", "-in", signed, "-content",
+                           os.path.join(work, "cms-tampered.txt"), "-CAfile", root, "-out", out])
+                checks.check(v.returncode != 0, f"{what}: changed content rejected", describe(v))
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def provider_flags(module):
+    return ["-provider-path", os.path.dirname(module), "-provider", OURS, "-provider", "default",
+            "-propquery", PROPQ]
+
+
+def run_tls_case(checks, o35, module, work, chain, client_ours, variant):
+    name, code, _ = TLS_NAMES[variant]
+    root, _, leaf, leaf_key = chain
+    port = free_port()
+    conf = os.path.join(work, "tls-server.cnf")
+    with open(conf, "w") as f:
+        f.write("openssl_conf = init\n[init]\nproviders = provs\n[provs]\ndefault = dflt\n"
+                "[dflt]\nactivate = 1\nml-dsa.input_formats = bare-seed\n")
+    server_cmd = [o35, "s_server"] + provider_flags(module) + [
+        "-accept", f"127.0.0.1:{port}", "-cert", leaf, "-key", leaf_key, "-tls1_3", "-naccept", "1"]
+    server = subprocess.Popen(server_cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=dict(os.environ, OPENSSL_CONF=conf))
+    who = "our provider" if client_ours else "the default provider"
+    what = f"{variant}: TLS 1.3, server on mldsa-accel, client on {who}"
+    try:
+        # s_server prints ACCEPT once it listens; read its first lines (bounded by the timeout below).
+        line, deadline = b"", time.time() + 30
+        while time.time() < deadline:
+            line = server.stdout.readline()
+            if not line or line.startswith(b"ACCEPT"):
+                break
+        if not checks.check(line.startswith(b"ACCEPT"), f"{what}: s_server listens",
+                            f"$ {' '.join(server_cmd)}\n{line.decode(errors='replace')}"):
+            return
+        client_cmd = [o35, "s_client"] + (provider_flags(module) if client_ours else []) + [
+            "-connect", f"127.0.0.1:{port}", "-servername", "localhost", "-tls1_3", "-CAfile", root,
+            "-verify_return_error", "-verify_hostname", "localhost", "-sigalgs", name]
+        try:
+            c = subprocess.run(client_cmd, input=b"Q\n", capture_output=True, timeout=30)
+            out = c.stdout.decode(errors="replace") + c.stderr.decode(errors="replace")
+            rc = c.returncode
+        except subprocess.TimeoutExpired:
+            out, rc = "(s_client timed out)", 124
+        detail = f"$ {' '.join(client_cmd)}\n  rc={rc}\n{out[-3000:]}"
+        checks.check(rc == 0 and "Verify return code: 0 (ok)" in out, f"{what}: handshake and chain verified",
+                     detail)
+        m = re.search(r"Peer signature type: (\S+)", out)
+        checks.check(m is not None and m.group(1) == name,
+                     f"{what}: negotiated signature scheme {name} (0x{code:04x})",
+                     f"found {m.group(1) if m else 'none'}\n{detail}")
+        checks.check("Protocol: TLSv1.3" in out or "TLSv1.3" in out, f"{what}: protocol TLS 1.3", detail)
+    finally:
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def area_tls(checks, s35, o35, module, work):
+    """s_server with an ML-DSA certificate on our provider; s_client on the default provider and on ours."""
+    for variant in ["ML-DSA-65"] + [v for v in VARIANTS if v != "ML-DSA-65"]:
+        # Certificates from the 3.5 side, seed-priv keys (see the server's config).
+        chain = make_chain(checks, s35, variant, work, f"tls{variant[-2:]}")
+        if not chain:
+            continue
+        for client_ours in (False, True):
+            run_tls_case(checks, o35, module, work, chain, client_ours, variant)
+
+
+def speed_rates(text, variant):
+    """(keygens/s, sign/s, verify/s) from openssl speed's table row, or None."""
+    m = re.search(rf"^\s*{re.escape(variant)}\s+\S+s\s+\S+s\s+\S+s\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$",
+                  text, re.M)
+    return tuple(float(x) for x in m.groups()) if m else None
+
+
+def area_speed(checks, o35, module, work):
+    """openssl speed on 3.5 with our provider, plain and with -async_jobs 4."""
+    for extra in ([], ["-async_jobs", "4"]):
+        for variant in VARIANTS:
+            cmd = [o35, "speed"] + provider_flags(module) + ["-seconds", "1"] + extra + [variant]
+            try:
+                p = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT, cwd=work)
+                out, rc = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace"), p.returncode
+            except subprocess.TimeoutExpired:
+                out, rc = "(timed out)", 124
+            rates = speed_rates(out, variant)
+            what = f"speed {' '.join(extra)} {variant}".replace("  ", " ")
+            checks.check(rc == 0 and rates is not None and all(r > 0 for r in rates), f"{what}: rates printed",
+                         f"$ {' '.join(cmd)}\n  rc={rc}\n{out[-2000:]}")
+            if rates:
+                print(f"  {what}: keygen/s {rates[0]:.1f}  sign/s {rates[1]:.1f}  verify/s {rates[2]:.1f}")
+
+
+# --- provider_probe --------------------------------------------------------
+
+def runner_for(openssl_exe):
+    """How to run a program on the libraries `openssl_exe` uses: a command prefix, or None."""
+    # A wrapper written by scripts/fetch-openssl35.sh: DIR/bin/openssl35 and DIR/root.
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(openssl_exe))), "root")
+    for loader in ("usr/lib64/ld-linux-x86-64.so.2", "lib64/ld-linux-x86-64.so.2"):
+        if os.path.exists(os.path.join(root, loader)):
+            libs = ":".join(os.path.join(root, d) for d in ("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"))
+            return [os.path.join(root, loader), "--library-path", libs]
+    # A real binary: run on the library directory its libcrypto comes from.
+    try:
+        ldd = subprocess.run(["ldd", openssl_exe], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"libcrypto\.so\.3 => (\S+)", ldd)
+    return ["env", f"LD_LIBRARY_PATH={os.path.dirname(m.group(1))}"] if m else None
+
+
+def probe(checks, prefix, probe_exe, module, providers, propq, what):
+    cmd = prefix + [probe_exe, "--modules", os.path.dirname(module)] + (["--propq", propq] if propq else []) + providers
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    checks.check(p.returncode == 0, f"{what}: probe runs", f"$ {' '.join(cmd)}\n{p.stdout}{p.stderr}")
+    print("  " + p.stdout.strip().replace("\n", "\n  "))
+    return p.stdout.splitlines()
+
+
+def check_our_capabilities(checks, lines, what):
+    ours = [l.split()[2:] for l in lines if l.startswith(f"sigalg {OURS} ")]
+    want = [[TLS_NAMES[v][0], v, oid, f"0x{TLS_NAMES[v][1]:04x}", str(TLS_NAMES[v][2]), "772", "0"]
+            for v, oid in zip(VARIANTS, ["2.16.840.1.101.3.4.3.17", "2.16.840.1.101.3.4.3.18",
+                                         "2.16.840.1.101.3.4.3.19"])]
+    checks.check(ours == want, f"{what}: TLS-SIGALG offers mldsa44/65/87 (0x0904-0x0906, TLS 1.3 and up)",
+                 f"got {ours}")
+    checks.check(f"capability {OURS} TLS-SIGALG rc=1" in lines, f"{what}: TLS-SIGALG returns 1")
+    checks.check(f"capability {OURS} TLS-GROUP rc=1" in lines, f"{what}: other capabilities return 1 (no groups)")
+    checks.check("ssl_ctx ok" in lines, f"{what}: SSL_CTX_new works with the provider loaded")
+
+
+def area_capabilities30(checks, probe_exe, module):
+    lines = probe(checks, [], probe_exe, module, [OURS, "default"], None, "OpenSSL 3.0")
+    check_our_capabilities(checks, lines, "OpenSSL 3.0")
+    for v in VARIANTS:
+        checks.check(f"fetch KEYMGMT {v} {OURS}" in lines and f"fetch SIGNATURE {v} {OURS}" in lines,
+                     f"OpenSSL 3.0: {v} keymgmt and signature come from {OURS}")
+
+
+def area_capabilities(checks, o35, probe_exe, module):
+    prefix = runner_for(o35)
+    if prefix is None:
+        print(f"skipped: cannot find the libraries of {o35} to run provider_probe on")
+        return SKIP
+    # Default loaded first: without a query the first-loaded provider tends to
+    # answer (OpenSSL leaves it undefined), so the query, not the order, must pick ours.
+    control = probe(checks, prefix, probe_exe, module, ["default", OURS], None, "OpenSSL 3.5, no query")
+    answered = sorted({l.split()[3] for l in control if l.startswith("fetch ")})
+    print(f"  without a property query ML-DSA was fetched from: {', '.join(answered)}")
+    lines = probe(checks, prefix, probe_exe, module, ["default", OURS], PROPQ, "OpenSSL 3.5 with " + PROPQ)
+    checks.check(any(l.startswith("version OpenSSL 3.") and not l.startswith("version OpenSSL 3.0")
+                     for l in lines), "probe runs on the 3.5 libraries")
+    check_our_capabilities(checks, lines, "OpenSSL 3.5")
+    checks.check(any(l.startswith("sigalg default mldsa65 ") for l in lines),
+                 "OpenSSL 3.5: the default provider offers mldsa65 too")
+    for v in VARIANTS:
+        checks.check(f"fetch KEYMGMT {v} {OURS}" in lines and f"fetch SIGNATURE {v} {OURS}" in lines,
+                     f"OpenSSL 3.5: {PROPQ} picks {OURS} for {v} keymgmt and signature "
+                     "(so libssl uses our TLS-SIGALG entry, not the default one)")
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--provider", required=True, help="path of mldsa-accel.so")
+    ap.add_argument("--probe", help="path of provider_probe")
+    ap.add_argument("--openssl30", default=shutil.which("openssl") or "openssl", help="the system openssl (3.0)")
+    ap.add_argument("area", choices=["capabilities30", "capabilities", "keys", "sign", "x509", "cms", "tls", "speed"])
+    args = ap.parse_args()
+    module = os.path.realpath(args.provider)
+    checks = Checks()
+
+    if args.area == "capabilities30":
+        area_capabilities30(checks, args.probe, module)
+        return checks.finish()
+
+    o35 = os.environ.get("OPENSSL35")
+    if not o35:
+        print("skipped: OPENSSL35 not set (scripts/fetch-openssl35.sh prints a 3.5 binary to use)")
+        return SKIP
+    v = subprocess.run([o35, "version"], capture_output=True, text=True, timeout=TIMEOUT).stdout
+    m = re.match(r"OpenSSL 3\.(\d+)\.", v)
+    if not m or int(m.group(1)) < 5:
+        print(f"skipped: OPENSSL35={o35} is not OpenSSL 3.5 or later ({v.strip()})")
+        return SKIP
+    print(f"OPENSSL35: {v.strip()}")
+
+    with tempfile.TemporaryDirectory(prefix=f"interop-{args.area}-") as work:
+        s35 = Side("openssl35", o35, work)
+        ours30 = Side("mldsa-accel@3.0", args.openssl30, work, module=module)
+        ours35 = Side("mldsa-accel@3.5", o35, work, module=module, propq=PROPQ)
+        ours_sides = [ours30, ours35]
+        if args.area == "capabilities":
+            if area_capabilities(checks, o35, args.probe, module) == SKIP:
+                return SKIP
+        elif args.area == "keys":
+            area_keys(checks, s35, ours_sides, work)
+        elif args.area == "sign":
+            area_sign(checks, s35, ours_sides, work)
+        elif args.area == "x509":
+            area_x509(checks, s35, ours_sides, work)
+        elif args.area == "cms":
+            area_cms(checks, s35, ours_sides, work)
+        elif args.area == "tls":
+            area_tls(checks, s35, o35, module, work)
+        elif args.area == "speed":
+            area_speed(checks, o35, module, work)
+    return checks.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
