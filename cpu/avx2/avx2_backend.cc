@@ -1,7 +1,8 @@
 // avx2_backend.cc - the AVX2 backend: 4-way Keccak (one state per 64-bit
-// lane), ExpandA / ExpandS / ExpandMask four polynomials at a time, and the
-// 8 x int32 NTT. Built with -mavx2 -mbmi2; chosen only when the CPU and OS
-// support AVX2 (see backend.cc).
+// lane), ExpandA / ExpandS / ExpandMask four polynomials at a time, the
+// 8 x int32 NTT, and an unrolled BMI1/BMI2 single-state Keccak. Built with
+// -mavx2 -mbmi -mbmi2; chosen only when the CPU and OS support them (see
+// backend.cc).
 #include <immintrin.h>
 
 #include "cpu/avx2/keccak_lanes.h"
@@ -39,6 +40,8 @@ struct Avx2Ops {
   }
 };
 
+void keccakf1600_bmi(uint64_t s[25]) { keccak_lanes::permute_scalar(s); }
+
 void keccakf1600x4_avx2(uint64_t s[4][25]) {
   __m256i A[25];
   for (int i = 0; i < 25; ++i) A[i] = _mm256_setr_epi64x(s[0][i], s[1][i], s[2][i], s[3][i]);
@@ -68,7 +71,7 @@ void expand_mask_avx2(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kap
 
 extern const Backend kAvx2Backend = {
     "avx2",
-    keccakf1600_ref,
+    keccakf1600_bmi,
     keccakf1600x4_avx2,
     ntt_avx2,
     invntt_tomont_avx2,

@@ -55,4 +55,30 @@ inline void permute(typename Ops::V A[25]) {
   }
 }
 
+namespace {
+// One state in general-purpose registers: with -mbmi -mbmi2 chi becomes andn
+// and the rotations rorx; unrolled, so the lanes stay in registers.
+struct ScalarOps {
+  using V = uint64_t;
+  static V splat(uint64_t v) { return v; }
+  static V xor2(V a, V b) { return a ^ b; }
+  static V xor5(V a, V b, V c, V d, V e) { return a ^ b ^ c ^ d ^ e; }
+  static V chi(V a, V b, V c) { return a ^ (~b & c); }
+  template <unsigned R>
+  static V rol(V v) {
+    if constexpr (R == 0)
+      return v;
+    else
+      return (v << R) | (v >> (64 - R));
+  }
+};
+
+inline void permute_scalar(uint64_t s[25]) {
+  uint64_t A[25];  // a local copy the compiler can keep in registers
+  for (int i = 0; i < 25; ++i) A[i] = s[i];
+  permute<ScalarOps>(A);
+  for (int i = 0; i < 25; ++i) s[i] = A[i];
+}
+}  // namespace
+
 }  // namespace keccak_lanes

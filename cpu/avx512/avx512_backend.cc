@@ -1,0 +1,111 @@
+// avx512_backend.cc - the AVX-512 backend: Keccak with vpternlogq (chi and the
+// three-way xors in one instruction each) and vprolq rotations, 8 states per
+// __m512i for ExpandA and for ExpandS / ExpandMask when more than four
+// polynomials are wanted, 4 per __m256i otherwise; the NTT of the AVX2
+// backend in EVEX form. Built with -mavx512f -mavx512bw -mavx512vl
+// -mavx512dq (plus AVX2/BMI); chosen only when the CPU and OS support them.
+#include <immintrin.h>
+
+#include "cpu/avx2/keccak_lanes.h"
+#include "cpu/avx2/ntt8.h"
+#include "cpu/avx2/sampling_lanes.h"
+#include "cpu/backend.h"
+#include "cpu/keccak.h"
+#include "cpu/packing.h"
+
+namespace mldsa {
+namespace {
+
+// vpternlogq truth tables over (a, b, c) = (0xF0, 0xCC, 0xAA).
+constexpr int kXor3 = 0x96;     // a ^ b ^ c
+constexpr int kChi = 0xD2;      // a ^ (~b & c)
+
+struct Ymm4Ops {
+  using V = __m256i;
+  static constexpr unsigned kWays = 4;
+  static V load(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void store(uint64_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+  static V splat(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
+  static V xor2(V a, V b) { return _mm256_xor_si256(a, b); }
+  static V xor5(V a, V b, V c, V d, V e) {
+    return _mm256_ternarylogic_epi64(_mm256_ternarylogic_epi64(a, b, c, kXor3), d, e, kXor3);
+  }
+  static V chi(V a, V b, V c) { return _mm256_ternarylogic_epi64(a, b, c, kChi); }
+  template <unsigned R>
+  static V rol(V v) {
+    if constexpr (R == 0)
+      return v;
+    else
+      return _mm256_rol_epi64(v, R);
+  }
+};
+
+struct Zmm8Ops {
+  using V = __m512i;
+  static constexpr unsigned kWays = 8;
+  static V load(const uint64_t* p) { return _mm512_load_si512(p); }
+  static void store(uint64_t* p, V v) { _mm512_store_si512(p, v); }
+  static V splat(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
+  static V xor2(V a, V b) { return _mm512_xor_si512(a, b); }
+  static V xor5(V a, V b, V c, V d, V e) {
+    return _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(a, b, c, kXor3), d, e, kXor3);
+  }
+  static V chi(V a, V b, V c) { return _mm512_ternarylogic_epi64(a, b, c, kChi); }
+  template <unsigned R>
+  static V rol(V v) {
+    if constexpr (R == 0)
+      return v;
+    else
+      return _mm512_rol_epi64(v, R);
+  }
+};
+
+void keccakf1600_avx512(uint64_t s[25]) { keccak_lanes::permute_scalar(s); }
+
+void keccakf1600x4_avx512(uint64_t s[4][25]) {
+  __m256i A[25];
+  for (int i = 0; i < 25; ++i) A[i] = _mm256_setr_epi64x(s[0][i], s[1][i], s[2][i], s[3][i]);
+  keccak_lanes::permute<Ymm4Ops>(A);
+  for (int i = 0; i < 25; ++i) {
+    alignas(32) uint64_t t[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(t), A[i]);
+    for (int w = 0; w < 4; ++w) s[w][i] = t[w];
+  }
+}
+
+void ntt_avx512(Poly* a) { ntt8::ntt(a); }
+void invntt_tomont_avx512(Poly* a) { ntt8::invntt_tomont(a); }
+void pointwise_acc_avx512(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt8::pointwise_acc(c, a, b, n); }
+
+void expand_a_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
+  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l);
+}
+// Four or fewer polynomials: the 4-way permutation costs less than half-empty 8-way.
+void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
+  if (n <= 4)
+    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce);
+  else
+    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce);
+}
+void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
+  if (l <= 4)
+    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, unpack_z);
+  else
+    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, unpack_z);
+}
+
+}  // namespace
+
+extern const Backend kAvx512Backend = {
+    "avx512",
+    keccakf1600_avx512,
+    keccakf1600x4_avx512,
+    ntt_avx512,
+    invntt_tomont_avx512,
+    pointwise_acc_avx512,
+    expand_a_avx512,
+    expand_s_avx512,
+    expand_mask_avx512,
+};
+
+}  // namespace mldsa
