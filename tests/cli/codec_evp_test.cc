@@ -1,0 +1,508 @@
+// codec_evp_test.cc - the provider's encoders and decoders through EVP
+// (OSSL_ENCODER / OSSL_DECODER), in a library context that loads the built
+// module. Expected bytes are built here with a generic DER writer from the
+// ACVP keyGen vectors, independently of encoders/pkcs8_formats.cc.
+#include "provider/errors.h"
+#include "tests/core/acvp_vectors.h"
+
+#include <gtest/gtest.h>
+#include <openssl/core_names.h>
+#include <openssl/decoder.h>
+#include <openssl/encoder.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using mldsa::prov::Reason;
+
+constexpr const char* kNames[] = {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87"};
+constexpr size_t kPk[] = {1312, 1952, 2592};
+constexpr size_t kSk[] = {2560, 4032, 4896};
+
+// --- DER building (the test's own oracle) -----------------------------------
+
+Bytes der_len(size_t n) {
+  if (n < 0x80) return {static_cast<uint8_t>(n)};
+  Bytes b;
+  for (size_t v = n; v != 0; v >>= 8) b.insert(b.begin(), static_cast<uint8_t>(v));
+  b.insert(b.begin(), static_cast<uint8_t>(0x80 | b.size()));
+  return b;
+}
+Bytes cat(std::initializer_list<Bytes> parts) {
+  Bytes out;
+  for (const Bytes& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+Bytes tlv(uint8_t tag, const Bytes& body) { return cat({{tag}, der_len(body.size()), body}); }
+// 2.16.840.1.101.3.4.3.{17,18,19}
+Bytes mldsa_oid(int i) { return tlv(0x06, {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, static_cast<uint8_t>(0x11 + i)}); }
+Bytes pkcs8(const Bytes& oid, const Bytes& payload, const Bytes& alg_params = {}) {
+  return tlv(0x30, cat({tlv(0x02, {0x00}), tlv(0x30, cat({oid, alg_params})), tlv(0x04, payload)}));
+}
+Bytes spki(const Bytes& oid, const Bytes& pk, uint8_t unused_bits = 0) {
+  return tlv(0x30, cat({tlv(0x30, oid), tlv(0x03, cat({{unused_bits}, pk}))}));
+}
+
+// The six private key layouts (RFC 9881 and OpenSSL 3.5's extra ones).
+Bytes layout(const std::string& fmt, const Bytes& seed, const Bytes& sk, const Bytes& pk) {
+  if (fmt == "seed-priv") return tlv(0x30, cat({tlv(0x04, seed), tlv(0x04, sk)}));
+  if (fmt == "priv-only") return tlv(0x04, sk);
+  if (fmt == "oqskeypair") return tlv(0x04, cat({sk, pk}));
+  if (fmt == "seed-only") return tlv(0x80, seed);
+  if (fmt == "bare-priv") return sk;
+  if (fmt == "bare-seed") return seed;
+  ADD_FAILURE() << "unknown format " << fmt;
+  return {};
+}
+constexpr const char* kFormats[] = {"seed-priv", "priv-only", "oqskeypair", "seed-only", "bare-priv", "bare-seed"};
+bool has_seed(const std::string& f) { return f == "seed-priv" || f == "seed-only" || f == "bare-seed"; }
+
+// --- ACVP keyGen: the first case of each parameter set ----------------------
+
+struct Kat {
+  Bytes seed, pk, sk;
+};
+Kat kat(int i) {
+  const auto& file = mldsa::test::load_acvp("keyGen.txt");
+  EXPECT_TRUE(file.error.empty()) << file.error;
+  for (const auto& r : file.records)
+    if (r.text("parameterSet") == kNames[i]) return {r.bytes("seed"), r.bytes("pk"), r.bytes("sk")};
+  ADD_FAILURE() << "no keyGen vector for " << kNames[i];
+  return {};
+}
+
+// --- library context with the provider --------------------------------------
+
+struct Lib {
+  OSSL_LIB_CTX* ctx = nullptr;
+  std::string conf_path;
+  // No config: the module and OpenSSL's default provider, default settings.
+  Lib() {
+    ctx = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER_set_default_search_path(ctx, MLDSA_PROVIDER_DIR);
+    EXPECT_NE(OSSL_PROVIDER_load(ctx, "mldsa-accel"), nullptr) << "cannot load " MLDSA_PROVIDER_DIR "/mldsa-accel.so";
+    EXPECT_NE(OSSL_PROVIDER_load(ctx, "default"), nullptr);
+  }
+  // With ml-dsa.* settings from an openssl.cnf written for the test.
+  Lib(const std::string& output_formats, const std::string& input_formats) {
+    conf_path = testing::TempDir() + "mldsa_codec_" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ".cnf";
+    std::ofstream f(conf_path);
+    f << "openssl_conf = init\n[init]\nproviders = provs\n[provs]\nmldsa-accel = mldsa_sect\n"
+         "default = default_sect\n[default_sect]\nactivate = 1\n[mldsa_sect]\nactivate = 1\n"
+      << "module = " MLDSA_PROVIDER_DIR "/mldsa-accel.so\n";
+    if (!output_formats.empty()) f << "ml-dsa.output_formats = " << output_formats << "\n";
+    if (!input_formats.empty()) f << "ml-dsa.input_formats = " << input_formats << "\n";
+    f.close();
+    ctx = OSSL_LIB_CTX_new();
+    EXPECT_EQ(OSSL_LIB_CTX_load_config(ctx, conf_path.c_str()), 1);
+  }
+  ~Lib() {
+    OSSL_LIB_CTX_free(ctx);  // unloads the providers
+    if (!conf_path.empty()) std::remove(conf_path.c_str());
+  }
+};
+
+struct PkeyFree {
+  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+};
+using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
+
+Pkey from_data(Lib& lib, int i, const char* param, const Bytes& value) {
+  EVP_PKEY_CTX* pctx = EVP_PKEY_CTX_new_from_name(lib.ctx, kNames[i], nullptr);
+  EVP_PKEY* pkey = nullptr;
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_octet_string(param, const_cast<uint8_t*>(value.data()), value.size()),
+      OSSL_PARAM_construct_end(),
+  };
+  const int selection = std::strcmp(param, OSSL_PKEY_PARAM_PUB_KEY) == 0 ? EVP_PKEY_PUBLIC_KEY : EVP_PKEY_KEYPAIR;
+  EXPECT_TRUE(pctx != nullptr && EVP_PKEY_fromdata_init(pctx) == 1 &&
+              EVP_PKEY_fromdata(pctx, &pkey, selection, params) == 1)
+      << kNames[i] << " from " << param;
+  EVP_PKEY_CTX_free(pctx);
+  return Pkey(pkey);
+}
+
+Bytes octets(EVP_PKEY* pkey, const char* name) {
+  Bytes buf(8192);
+  size_t len = 0;
+  if (EVP_PKEY_get_octet_string_param(pkey, name, buf.data(), buf.size(), &len) != 1) return {};
+  buf.resize(len);
+  return buf;
+}
+
+// Encodes; empty on failure. cipher / pass: encrypt the private key.
+Bytes encode(EVP_PKEY* pkey, int selection, const char* type, const char* structure, const char* cipher = nullptr,
+             const char* pass = nullptr) {
+  OSSL_ENCODER_CTX* ectx = OSSL_ENCODER_CTX_new_for_pkey(pkey, selection, type, structure, nullptr);
+  Bytes out;
+  unsigned char* data = nullptr;
+  size_t len = 0;
+  if (ectx != nullptr && OSSL_ENCODER_CTX_get_num_encoders(ectx) > 0 &&
+      (cipher == nullptr || OSSL_ENCODER_CTX_set_cipher(ectx, cipher, nullptr) == 1) &&
+      (pass == nullptr ||
+       OSSL_ENCODER_CTX_set_passphrase(ectx, reinterpret_cast<const unsigned char*>(pass), std::strlen(pass)) == 1) &&
+      OSSL_ENCODER_to_data(ectx, &data, &len) == 1)
+    out.assign(data, data + len);
+  OPENSSL_free(data);
+  OSSL_ENCODER_CTX_free(ectx);
+  return out;
+}
+
+Pkey decode(Lib& lib, const Bytes& in, const char* type, const char* keytype, const char* structure = nullptr,
+            const char* pass = nullptr, int selection = 0) {
+  EVP_PKEY* pkey = nullptr;
+  OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(&pkey, type, structure, keytype, selection, lib.ctx, nullptr);
+  const unsigned char* p = in.data();
+  size_t len = in.size();
+  if (dctx != nullptr &&
+      (pass == nullptr ||
+       OSSL_DECODER_CTX_set_passphrase(dctx, reinterpret_cast<const unsigned char*>(pass), std::strlen(pass)) == 1))
+    OSSL_DECODER_from_data(dctx, &p, &len);
+  OSSL_DECODER_CTX_free(dctx);
+  return Pkey(pkey);
+}
+
+// Drains the error queue; true if the provider raised `reason` in it.
+bool provider_error(int reason) {
+  bool found = false;
+  const char* data = nullptr;
+  int flags = 0;
+  for (unsigned long e; (e = ERR_get_error_all(nullptr, nullptr, nullptr, &data, &flags)) != 0;) {
+    const char* lib = ERR_lib_error_string(e);
+    if (lib != nullptr && std::strcmp(lib, "mldsa-accel") == 0 && ERR_GET_REASON(e) == reason) found = true;
+  }
+  return found;
+}
+
+class Codec : public testing::Test {
+ protected:
+  void SetUp() override { ERR_clear_error(); }
+};
+
+// --- round trips --------------------------------------------------------------
+
+TEST_F(Codec, PrivateKeyInfoRoundTripDerAndPem) {
+  Lib lib;
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(kNames[i]);
+    EVP_PKEY_CTX* gctx = EVP_PKEY_CTX_new_from_name(lib.ctx, kNames[i], nullptr);
+    EVP_PKEY* raw = nullptr;
+    ASSERT_TRUE(gctx != nullptr && EVP_PKEY_keygen_init(gctx) == 1 && EVP_PKEY_generate(gctx, &raw) == 1);
+    EVP_PKEY_CTX_free(gctx);
+    Pkey key(raw);
+    for (const char* type : {"DER", "PEM"}) {
+      const Bytes enc = encode(key.get(), EVP_PKEY_KEYPAIR, type, "PrivateKeyInfo");
+      ASSERT_FALSE(enc.empty()) << type;
+      Pkey back = decode(lib, enc, type, nullptr);
+      ASSERT_TRUE(back) << type;
+      EXPECT_TRUE(EVP_PKEY_is_a(back.get(), kNames[i]));
+      EXPECT_EQ(EVP_PKEY_eq(key.get(), back.get()), 1);
+      EXPECT_EQ(octets(back.get(), "seed"), octets(key.get(), "seed"));
+      EXPECT_EQ(octets(back.get(), OSSL_PKEY_PARAM_PRIV_KEY), octets(key.get(), OSSL_PKEY_PARAM_PRIV_KEY));
+      EXPECT_EQ(octets(back.get(), "seed").size(), 32u);
+    }
+  }
+}
+
+TEST_F(Codec, KnownAnswerSpkiAndDefaultPkcs8) {
+  Lib lib;
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(kNames[i]);
+    const Kat k = kat(i);
+    ASSERT_EQ(k.pk.size(), kPk[i]);
+    Pkey key = from_data(lib, i, "seed", k.seed);
+    ASSERT_TRUE(key);
+    // SubjectPublicKeyInfo with absent parameters: OpenSSL 3.5's 22-byte prefix + pk.
+    const Bytes want_spki = spki(mldsa_oid(i), k.pk);
+    EXPECT_EQ(want_spki.size(), 22 + kPk[i]);
+    EXPECT_EQ(encode(key.get(), EVP_PKEY_PUBLIC_KEY, "DER", "SubjectPublicKeyInfo"), want_spki);
+    // Default PKCS#8 for a key with its seed: seed-priv, version 0.
+    EXPECT_EQ(encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo"),
+              pkcs8(mldsa_oid(i), layout("seed-priv", k.seed, k.sk, k.pk)));
+    // A key without its seed: priv-only.
+    Pkey no_seed = from_data(lib, i, OSSL_PKEY_PARAM_PRIV_KEY, k.sk);
+    ASSERT_TRUE(no_seed);
+    EXPECT_EQ(encode(no_seed.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo"),
+              pkcs8(mldsa_oid(i), layout("priv-only", k.seed, k.sk, k.pk)));
+    // The public key decodes back to the same pk.
+    Pkey pub = decode(lib, want_spki, "DER", nullptr, "SubjectPublicKeyInfo", nullptr, EVP_PKEY_PUBLIC_KEY);
+    ASSERT_TRUE(pub);
+    EXPECT_EQ(octets(pub.get(), OSSL_PKEY_PARAM_PUB_KEY), k.pk);
+    EXPECT_EQ(EVP_PKEY_eq(pub.get(), key.get()), 1);
+  }
+}
+
+TEST_F(Codec, EveryOutputFormatWritesAndLoadsBack) {
+  Lib plain;
+  for (const char* fmt : kFormats) {
+    Lib lib(fmt, "");
+    for (int i = 0; i < 3; ++i) {
+      SCOPED_TRACE(std::string(kNames[i]) + " " + fmt);
+      const Kat k = kat(i);
+      Pkey key = from_data(lib, i, "seed", k.seed);
+      ASSERT_TRUE(key);
+      const Bytes der = encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo");
+      EXPECT_EQ(der, pkcs8(mldsa_oid(i), layout(fmt, k.seed, k.sk, k.pk)));
+      // Loads back in a context with default settings (every input format on).
+      Pkey back = decode(plain, der, "DER", nullptr);
+      ASSERT_TRUE(back);
+      EXPECT_EQ(octets(back.get(), OSSL_PKEY_PARAM_PRIV_KEY), k.sk);
+      EXPECT_EQ(octets(back.get(), OSSL_PKEY_PARAM_PUB_KEY), k.pk);
+      EXPECT_EQ(octets(back.get(), "seed"), has_seed(fmt) ? k.seed : Bytes{});
+    }
+  }
+}
+
+TEST_F(Codec, OutputFormatsSkipSeedFormatsForAKeyWithoutSeed) {
+  const Kat k = kat(1);
+  {
+    Lib lib("seed-only, bare-seed, oqskeypair", "");
+    Pkey key = from_data(lib, 1, OSSL_PKEY_PARAM_PRIV_KEY, k.sk);
+    ASSERT_TRUE(key);
+    EXPECT_EQ(encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo"),
+              pkcs8(mldsa_oid(1), layout("oqskeypair", k.seed, k.sk, k.pk)));
+  }
+  {
+    Lib lib("seed-only", "");
+    Pkey key = from_data(lib, 1, OSSL_PKEY_PARAM_PRIV_KEY, k.sk);
+    ASSERT_TRUE(key);
+    ERR_clear_error();
+    EXPECT_TRUE(encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo").empty());
+    EXPECT_TRUE(provider_error(mldsa::prov::R_MISSING_KEY));
+  }
+  {
+    Lib lib("no-such-format", "");
+    Pkey key = from_data(lib, 1, "seed", k.seed);
+    ASSERT_TRUE(key);
+    ERR_clear_error();
+    EXPECT_TRUE(encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo").empty());
+    EXPECT_TRUE(provider_error(mldsa::prov::R_UNKNOWN_FORMAT));
+  }
+}
+
+TEST_F(Codec, InputFormatsLimitWhatLoads) {
+  const Kat k = kat(1);
+  Lib lib("", "priv-only");
+  const Bytes priv_only = pkcs8(mldsa_oid(1), layout("priv-only", k.seed, k.sk, k.pk));
+  EXPECT_TRUE(decode(lib, priv_only, "DER", "ML-DSA-65"));
+  for (const char* fmt : kFormats) {
+    if (std::string(fmt) == "priv-only") continue;
+    SCOPED_TRACE(fmt);
+    ERR_clear_error();
+    EXPECT_FALSE(decode(lib, pkcs8(mldsa_oid(1), layout(fmt, k.seed, k.sk, k.pk)), "DER", "ML-DSA-65"));
+    EXPECT_TRUE(provider_error(mldsa::prov::R_FORMAT_NOT_ALLOWED));
+  }
+  Lib none("", "nothing-known");
+  ERR_clear_error();
+  EXPECT_FALSE(decode(none, priv_only, "DER", "ML-DSA-65"));
+  EXPECT_TRUE(provider_error(mldsa::prov::R_UNKNOWN_FORMAT));
+}
+
+TEST_F(Codec, EncryptedPrivateKeyInfo) {
+  Lib lib;
+  const Kat k = kat(0);
+  Pkey key = from_data(lib, 0, "seed", k.seed);
+  ASSERT_TRUE(key);
+  const Bytes pem = encode(key.get(), EVP_PKEY_KEYPAIR, "PEM", "PrivateKeyInfo", "AES-256-CBC", "correct horse");
+  const std::string text(pem.begin(), pem.end());
+  ASSERT_EQ(text.rfind("-----BEGIN ENCRYPTED PRIVATE KEY-----", 0), 0u) << text.substr(0, 60);
+  Pkey back = decode(lib, pem, "PEM", nullptr, nullptr, "correct horse");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(octets(back.get(), "seed"), k.seed);
+  EXPECT_FALSE(decode(lib, pem, "PEM", nullptr, nullptr, "wrong horse"));
+
+  // The explicit EncryptedPrivateKeyInfo structure, DER.
+  const Bytes der = encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "EncryptedPrivateKeyInfo", "AES-128-CBC", "pw");
+  ASSERT_FALSE(der.empty());
+  // The seed must not appear in clear.
+  EXPECT_EQ(std::search(der.begin(), der.end(), k.seed.begin(), k.seed.end()), der.end());
+  Pkey back2 = decode(lib, der, "DER", nullptr, "EncryptedPrivateKeyInfo", "pw");
+  ASSERT_TRUE(back2);
+  EXPECT_EQ(EVP_PKEY_eq(back2.get(), key.get()), 1);
+
+  // Without a cipher there is nothing to encrypt with.
+  ERR_clear_error();
+  EXPECT_TRUE(encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "EncryptedPrivateKeyInfo").empty());
+  EXPECT_TRUE(provider_error(mldsa::prov::R_NOT_SUPPORTED));
+}
+
+TEST_F(Codec, Text) {
+  Lib lib;
+  const Kat k = kat(0);
+  Pkey key = from_data(lib, 0, "seed", k.seed);
+  ASSERT_TRUE(key);
+  const Bytes out = encode(key.get(), EVP_PKEY_KEYPAIR, "TEXT", nullptr);
+  const std::string text(out.begin(), out.end());
+  char first_line[64];
+  std::snprintf(first_line, sizeof(first_line), "    %02x:%02x:", k.seed[0], k.seed[1]);
+  EXPECT_EQ(text.rfind("ML-DSA-44 Private-Key:\nseed:\n", 0), 0u) << text.substr(0, 80);
+  EXPECT_NE(text.find(std::string("seed:\n") + first_line), std::string::npos);
+  EXPECT_NE(text.find("\npriv:\n    "), std::string::npos);
+  EXPECT_NE(text.find("\npub:\n    "), std::string::npos);
+  // 32 seed bytes: 15 + 15 + 2 per line, the last without a trailing colon.
+  const size_t seed_at = text.find("seed:\n") + 6;
+  const std::string seed_block = text.substr(seed_at, text.find("priv:") - seed_at);
+  EXPECT_EQ(std::count(seed_block.begin(), seed_block.end(), '\n'), 3);
+  EXPECT_EQ(std::count(seed_block.begin(), seed_block.end(), ':'), 31);
+
+  Pkey pub = from_data(lib, 0, OSSL_PKEY_PARAM_PUB_KEY, k.pk);
+  ASSERT_TRUE(pub);
+  const Bytes pout = encode(pub.get(), EVP_PKEY_PUBLIC_KEY, "TEXT", nullptr);
+  const std::string ptext(pout.begin(), pout.end());
+  EXPECT_EQ(ptext.rfind("ML-DSA-44 Public-Key:\npub:\n", 0), 0u) << ptext.substr(0, 60);
+  EXPECT_EQ(ptext.find("priv:"), std::string::npos);
+}
+
+TEST_F(Codec, PublicKeyHasNoPrivateKeyInfo) {
+  Lib lib;
+  const Kat k = kat(2);
+  Pkey pub = from_data(lib, 2, OSSL_PKEY_PARAM_PUB_KEY, k.pk);
+  ASSERT_TRUE(pub);
+  EXPECT_TRUE(encode(pub.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo").empty());
+  EXPECT_EQ(encode(pub.get(), EVP_PKEY_PUBLIC_KEY, "DER", "SubjectPublicKeyInfo"), spki(mldsa_oid(2), k.pk));
+}
+
+// --- malformed input ----------------------------------------------------------
+
+struct BadCase {
+  const char* what;
+  Bytes der;
+  int reason;               // 0: not ours, no provider error expected
+  bool any_keytype = false; // the error comes from another parameter set's decoder
+};
+
+std::vector<BadCase> bad_private_keys() {
+  const Kat k = kat(1);  // ML-DSA-65
+  const Bytes oid = mldsa_oid(1);
+  std::vector<BadCase> cases;
+  for (const char* fmt : kFormats) {
+    Bytes payload = layout(fmt, k.seed, k.sk, k.pk);
+    Bytes shorter(payload.begin(), payload.end() - 1);
+    Bytes longer = payload;
+    longer.push_back(0);
+    cases.push_back({"truncated", pkcs8(oid, shorter), mldsa::prov::R_BAD_ENCODING});
+    cases.push_back({"trailing byte", pkcs8(oid, longer), mldsa::prov::R_BAD_ENCODING});
+  }
+  Bytes bad_seed = k.seed;
+  bad_seed[0] ^= 1;
+  cases.push_back({"seed-priv seed mismatch", pkcs8(oid, layout("seed-priv", bad_seed, k.sk, k.pk)),
+                   mldsa::prov::R_SEED_PRIV_MISMATCH});
+  Bytes bad_pk = k.pk;
+  bad_pk[100] ^= 1;
+  cases.push_back({"oqskeypair pk mismatch", pkcs8(oid, layout("oqskeypair", k.seed, k.sk, bad_pk)),
+                   mldsa::prov::R_PUB_PRIV_MISMATCH});
+  // s1 starts after rho, K and tr (128 bytes); 0xff is 15 twice, outside [-4, 4].
+  Bytes bad_sk = k.sk;
+  bad_sk[128] = 0xff;
+  cases.push_back({"s1 out of range", pkcs8(oid, layout("priv-only", k.seed, bad_sk, k.pk)),
+                   mldsa::prov::R_S1_OUT_OF_RANGE});
+  cases.push_back({"NULL parameters", pkcs8(oid, layout("priv-only", k.seed, k.sk, k.pk), tlv(0x05, {})),
+                   mldsa::prov::R_BAD_ENCODING});
+  // ML-DSA-44's OID around an ML-DSA-65 key: no ML-DSA-44 layout has that length.
+  cases.push_back({"other parameter set", pkcs8(mldsa_oid(0), layout("priv-only", k.seed, k.sk, k.pk)),
+                   mldsa::prov::R_BAD_ENCODING, true});
+  cases.push_back({"wrong seed tag", pkcs8(oid, tlv(0x81, k.seed)), mldsa::prov::R_BAD_ENCODING});
+  // Not recognisable as a PrivateKeyInfo at all: nobody's key, no provider reason.
+  const Bytes good = pkcs8(oid, layout("seed-priv", k.seed, k.sk, k.pk));
+  cases.push_back({"outer DER truncated", Bytes(good.begin(), good.begin() + 200), 0});
+  cases.push_back({"empty", {}, 0});
+  cases.push_back({"garbage", Bytes(64, 0x30), 0});
+  return cases;
+}
+
+TEST_F(Codec, MalformedPrivateKeysFailCleanly) {
+  Lib lib;
+  for (const BadCase& c : bad_private_keys()) {
+    SCOPED_TRACE(c.what);
+    for (const char* keytype : {"ML-DSA-65", static_cast<const char*>(nullptr)}) {
+      if (c.any_keytype && keytype != nullptr) continue;
+      ERR_clear_error();
+      EXPECT_FALSE(decode(lib, c.der, "DER", keytype));
+      if (c.reason != 0) {
+        EXPECT_TRUE(provider_error(c.reason)) << "expected provider reason " << c.reason;
+      } else {
+        EXPECT_FALSE(provider_error(mldsa::prov::R_BAD_ENCODING));
+      }
+    }
+  }
+}
+
+TEST_F(Codec, MalformedPublicKeysFailCleanly) {
+  Lib lib;
+  const Kat k = kat(1);
+  const Bytes oid = mldsa_oid(1);
+  const Bytes short_pk(k.pk.begin(), k.pk.end() - 1);
+  const Bytes good = spki(oid, k.pk);
+  const struct {
+    const char* what;
+    Bytes der;
+    int reason;
+  } cases[] = {
+      {"short pk", spki(oid, short_pk), mldsa::prov::R_BAD_PUBLIC_KEY_LENGTH},
+      {"pk of another set", spki(mldsa_oid(2), k.pk), mldsa::prov::R_BAD_PUBLIC_KEY_LENGTH},
+      {"unused bits", spki(oid, k.pk, 3), mldsa::prov::R_BAD_ENCODING},
+      {"NULL parameters", tlv(0x30, cat({tlv(0x30, cat({oid, tlv(0x05, {})})), tlv(0x03, cat({{0}, k.pk}))})),
+       mldsa::prov::R_BAD_ENCODING},
+      {"truncated", Bytes(good.begin(), good.begin() + 100), 0},
+      {"empty", {}, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    ERR_clear_error();
+    EXPECT_FALSE(decode(lib, c.der, "DER", nullptr, "SubjectPublicKeyInfo", nullptr, EVP_PKEY_PUBLIC_KEY));
+    if (c.reason != 0) {
+      EXPECT_TRUE(provider_error(c.reason)) << "expected provider reason " << c.reason;
+    }
+  }
+}
+
+// Bytes after the outer DER object never reach a decoder: OpenSSL reads one
+// object. An ML-DSA key then behaves exactly as OpenSSL's own key types do.
+TEST_F(Codec, BytesAfterTheDerObjectAsForOtherKeyTypes) {
+  Lib lib;
+  EVP_PKEY* raw = EVP_PKEY_Q_keygen(lib.ctx, nullptr, "ED25519");
+  ASSERT_NE(raw, nullptr);
+  Pkey ed(raw);
+  Bytes ed_der = encode(ed.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo");
+  ed_der.push_back(0);
+  const bool ed_loads = static_cast<bool>(decode(lib, ed_der, "DER", nullptr));
+
+  const Kat k = kat(1);
+  Bytes der = pkcs8(mldsa_oid(1), layout("seed-priv", k.seed, k.sk, k.pk));
+  der.push_back(0);
+  Pkey back = decode(lib, der, "DER", nullptr);
+  EXPECT_EQ(static_cast<bool>(back), ed_loads);
+  if (back) {
+    EXPECT_EQ(octets(back.get(), OSSL_PKEY_PARAM_PRIV_KEY), k.sk);
+  }
+}
+
+// Our decoders say "not mine" to other keys, so the rest of the chain still works.
+TEST_F(Codec, OtherKeyTypesStillDecode) {
+  Lib lib;
+  EVP_PKEY* raw = EVP_PKEY_Q_keygen(lib.ctx, nullptr, "ED25519");
+  ASSERT_NE(raw, nullptr);
+  Pkey ed(raw);
+  const Bytes der = encode(ed.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo");
+  ASSERT_FALSE(der.empty());
+  Pkey back = decode(lib, der, "DER", nullptr);
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(EVP_PKEY_is_a(back.get(), "ED25519"));
+  const Bytes pub = encode(ed.get(), EVP_PKEY_PUBLIC_KEY, "DER", "SubjectPublicKeyInfo");
+  Pkey back_pub = decode(lib, pub, "DER", nullptr, "SubjectPublicKeyInfo");
+  ASSERT_TRUE(back_pub);
+  EXPECT_TRUE(EVP_PKEY_is_a(back_pub.get(), "ED25519"));
+}
+
+}  // namespace
