@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="$2"; shift 2 ;;
     --refresh) refresh=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "fetch-openssl35: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
