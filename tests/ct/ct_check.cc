@@ -72,9 +72,20 @@ void sign_messages(const mldsa::PrivateKey& key, const std::string& label) {
   }
 }
 
+// The harness's own check: a branch on a secret byte, which memcheck must
+// report (ctest expects this run to fail).
+int branch_on_secret() {
+  volatile uint8_t secret = 1;
+  mark_secret(const_cast<uint8_t*>(&secret), 1);
+  uint8_t v = secret;
+  if (v == 1) std::printf("ct_check: branched on a secret byte\n");
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--branch-on-secret") == 0) return branch_on_secret();
   std::printf("ct_check: backend %s, %s\n", mldsa::backend_name(),
               RUNNING_ON_VALGRIND ? "under valgrind" : "NOT under valgrind (no constant-time check)");
   for (mldsa::ParamSet id : {mldsa::ParamSet::ML_DSA_44, mldsa::ParamSet::ML_DSA_65, mldsa::ParamSet::ML_DSA_87}) {
