@@ -44,11 +44,11 @@ enum Reason : int {
 
 // Raises an OpenSSL error with the provider's reason (ERR_new + ERR_set_debug
 // + ERR_set_error through the core's upcalls).
-#define MLDSA_RAISE(reason) ::mldsa::prov::raise_error((reason), OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC)
+#define MLDSA_RAISE(reason) ::mldsa::prov::raise_error((reason), OPENSSL_FILE, OPENSSL_LINE, __func__)
 void raise_error(int reason, const char* file, int line, const char* func);
 // Maps a core Status to a reason and raises it.
 void raise_status(mldsa::Status s, const char* file, int line, const char* func);
-#define MLDSA_RAISE_STATUS(st) ::mldsa::prov::raise_status((st), OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC)
+#define MLDSA_RAISE_STATUS(st) ::mldsa::prov::raise_status((st), OPENSSL_FILE, OPENSSL_LINE, __func__)
 
 // The table get_reason_strings returns: one entry per reason, {0, NULL} last.
 const OSSL_ITEM* reason_strings();

@@ -1,6 +1,7 @@
 // provider.cc - OSSL_provider_init: the provider context, its parameters,
 // the algorithm tables and the OIDs it registers with the core.
 #include "keymgmt/keymgmt.h"
+#include "provider/capabilities.h"
 #include "provider/errors.h"
 #include "provider/provctx.h"
 #include "provider/signature.h"
@@ -82,6 +83,7 @@ const OSSL_DISPATCH kProviderFunctions[] = {
     MLDSA_FN(OSSL_FUNC_PROVIDER_GET_PARAMS, prov_get_params),
     MLDSA_FN(OSSL_FUNC_PROVIDER_QUERY_OPERATION, prov_query_operation),
     MLDSA_FN(OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, prov_get_reason_strings),
+    MLDSA_FN(OSSL_FUNC_PROVIDER_GET_CAPABILITIES, get_capabilities),
     {0, nullptr},
 };
 
