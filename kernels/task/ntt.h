@@ -1,0 +1,89 @@
+// ntt.h - arithmetic in Z_q and the NTT over R_q (FIPS 204 Section 7.5,
+// Algorithms 41-42), one thread per polynomial.
+//
+// Same conventions as the core (cpu/poly.h, cpu/ntt.h): Montgomery form with
+// R = 2^32, bit-reversed NTT order, the same twiddles (cpu/ntt.h's kZetas), so
+// every intermediate value matches the ref backend's.
+// Thread-per-task version: a polynomial sits in the thread's local memory. The
+// next step is a shared-memory NTT (one warp or four per task, 8 or 2
+// coefficients per thread, rows padded against bank conflicts).
+#pragma once
+
+#include "cpu/ntt.h"
+#include "kernels/task/params.h"
+
+namespace mldsa::gpu {
+
+inline constexpr int32_t kQInv = 58728449;    // q^-1 mod 2^32
+inline constexpr int32_t kInvNMont = 41978;   // 2^64 / 256 mod q
+
+struct ZetaTable {
+  int32_t z[kN];
+};
+constexpr ZetaTable make_zeta_table() {
+  ZetaTable t{};
+  for (int i = 0; i < kN; ++i) t.z[i] = mldsa::kZetas[i];
+  return t;
+}
+
+#if defined(__CUDACC__)
+// The core's twiddles, copied into constant memory at compile time. All threads
+// of a warp run the same butterfly step, so their reads broadcast.
+static __constant__ ZetaTable g_zetas = make_zeta_table();
+#endif
+
+MLDSA_HD inline int32_t zeta(unsigned i) {
+#if defined(__CUDA_ARCH__)
+  return g_zetas.z[i];
+#else
+  return mldsa::kZetas[i];
+#endif
+}
+
+// a * 2^-32 mod q in (-q, q), for |a| < 2^31 q.
+MLDSA_HD inline int32_t mont_reduce(int64_t a) {
+  const int32_t t = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(a)) * static_cast<uint32_t>(kQInv));
+  return static_cast<int32_t>((a - static_cast<int64_t>(t) * kQ) >> 32);
+}
+MLDSA_HD inline int32_t mont_mul(int32_t a, int32_t b) { return mont_reduce(static_cast<int64_t>(a) * b); }
+
+// a mod q in [-6283008, 6283008], for a <= 2^31 - 2^22 - 1.
+MLDSA_HD inline int32_t reduce32(int32_t a) {
+  const int32_t t = (a + (1 << 22)) >> 23;
+  return a - t * kQ;
+}
+MLDSA_HD inline int32_t caddq(int32_t a) { return a + ((a >> 31) & kQ); }
+MLDSA_HD inline int32_t freeze(int32_t a) { return caddq(reduce32(a)); }
+
+// Forward NTT (Algorithm 41). In: |a_i| < q. Out: |a_i| < 9q.
+MLDSA_HD MLDSA_NOINLINE inline void ntt(int32_t a[kN]) {
+  unsigned k = 0;
+  for (unsigned len = 128; len > 0; len >>= 1) {
+    for (unsigned start = 0; start < kN; start += 2 * len) {
+      const int32_t z = zeta(++k);
+      for (unsigned j = start; j < start + len; ++j) {
+        const int32_t t = mont_mul(z, a[j + len]);
+        a[j + len] = a[j] - t;
+        a[j] = a[j] + t;
+      }
+    }
+  }
+}
+
+// Inverse NTT (Algorithm 42) times 2^32. In: |a_i| < q. Out: |a_i| < q.
+MLDSA_HD MLDSA_NOINLINE inline void invntt_tomont(int32_t a[kN]) {
+  unsigned k = kN;
+  for (unsigned len = 1; len < kN; len <<= 1) {
+    for (unsigned start = 0; start < kN; start += 2 * len) {
+      const int32_t z = -zeta(--k);
+      for (unsigned j = start; j < start + len; ++j) {
+        const int32_t t = a[j];
+        a[j] = t + a[j + len];
+        a[j + len] = mont_mul(z, t - a[j + len]);
+      }
+    }
+  }
+  for (int j = 0; j < kN; ++j) a[j] = mont_mul(kInvNMont, a[j]);
+}
+
+}  // namespace mldsa::gpu

@@ -1,0 +1,90 @@
+// sampling.h - ExpandA, ExpandS and SampleInBall (FIPS 204 Section 7.3), one
+// thread per polynomial, reading candidates straight out of the sponge state.
+//
+// Thread-per-task version. The next step is warp-level rejection sampling:
+// each lane tests one candidate, a ballot and a prefix count place the
+// accepted ones.
+#pragma once
+
+#include "kernels/task/keccak.h"
+#include "kernels/task/ntt.h"
+
+namespace mldsa::gpu {
+
+// One entry A^[i][j] = RejNTTPoly(rho || j || i) (Algorithms 30 and 32), never
+// stored: each accepted coefficient a_c is multiplied into the product at once,
+// acc_c (+)= a_c * b_c * 2^-32. "accumulate" false starts the sum, as the first
+// term of the core's pointwise_acc does. A^ is public, so the branches are fine.
+MLDSA_HD inline void expand_a_mul_acc(int32_t acc[kN], const uint8_t rho[32], unsigned i, unsigned j,
+                                      const int32_t b[kN], bool accumulate) {
+  Sponge sp;
+  sponge_init(sp, kShake128Rate);
+  sponge_absorb(sp, rho, 32);
+  const uint8_t idx[2] = {static_cast<uint8_t>(j), static_cast<uint8_t>(i)};
+  sponge_absorb(sp, idx, 2);
+  sponge_finalize(sp);
+  int ctr = 0;
+  while (ctr < kN) {
+    sponge_next_block(sp);  // 168 bytes = 56 whole candidates of 3 bytes
+    for (uint32_t pos = 0; pos < kShake128Rate && ctr < kN; pos += 3) {
+      const uint32_t t = sponge_byte(sp, pos) | (uint32_t{sponge_byte(sp, pos + 1)} << 8) |
+                         (static_cast<uint32_t>(sponge_byte(sp, pos + 2) & 0x7F) << 16);
+      if (t < static_cast<uint32_t>(kQ)) {
+        const int32_t prod = mont_mul(static_cast<int32_t>(t), b[ctr]);
+        acc[ctr] = accumulate ? acc[ctr] + prod : prod;
+        ++ctr;
+      }
+    }
+  }
+}
+
+// RejBoundedPoly(rho' || nonce) (Algorithms 31 and 33): coefficients in
+// [-eta, eta]. Whether a candidate is rejected depends on the secret stream;
+// as in the core, only that accept bit steers control flow.
+MLDSA_HD inline void expand_s_poly(int32_t s[kN], const uint8_t rhoprime[64], uint16_t nonce, uint32_t eta) {
+  Sponge sp;
+  sponge_init(sp, kShake256Rate);
+  sponge_absorb(sp, rhoprime, 64);
+  const uint8_t n[2] = {static_cast<uint8_t>(nonce), static_cast<uint8_t>(nonce >> 8)};
+  sponge_absorb(sp, n, 2);
+  sponge_finalize(sp);
+  int ctr = 0;
+  while (ctr < kN) {
+    sponge_next_block(sp);
+    for (uint32_t pos = 0; pos < kShake256Rate && ctr < kN; ++pos) {
+      const uint32_t byte = sponge_byte(sp, pos);
+      const uint32_t halves[2] = {byte & 0x0F, byte >> 4};
+      for (int h = 0; h < 2 && ctr < kN; ++h) {
+        const uint32_t b = halves[h];
+        if (eta == 2) {
+          if (b < 15) s[ctr++] = 2 - static_cast<int32_t>(b - ((205 * b) >> 10) * 5);  // 2 - (b mod 5)
+        } else if (b < 9) {
+          s[ctr++] = 4 - static_cast<int32_t>(b);
+        }
+      }
+    }
+  }
+  wipe_words(sp.s, sizeof sp.s);  // the stream is secret
+}
+
+// SampleInBall (Algorithm 29): c with tau coefficients +-1. Public (from c~).
+MLDSA_HD inline void sample_in_ball(int32_t c[kN], const uint8_t* ctilde, uint32_t ctilde_len, uint32_t tau) {
+  Sponge sp;
+  sponge_init(sp, kShake256Rate);
+  sponge_absorb(sp, ctilde, ctilde_len);
+  sponge_finalize(sp);
+  uint64_t signs = 0;
+  for (int i = 0; i < 8; ++i) signs |= uint64_t{sponge_squeeze_byte(sp)} << (8 * i);
+  for (int i = 0; i < kN; ++i) c[i] = 0;
+  for (uint32_t i = kN - tau; i < static_cast<uint32_t>(kN); ++i) {
+    uint32_t j;
+    do {
+      j = sponge_squeeze_byte(sp);
+    } while (j > i);
+    c[i] = c[j];
+    c[j] = 1 - 2 * static_cast<int32_t>(signs & 1);
+    signs >>= 1;
+  }
+}
+
+}  // namespace mldsa::gpu

@@ -1,0 +1,95 @@
+// verify.h - ML-DSA.Verify from mu (FIPS 204 Algorithm 8 from line 7 on, the
+// core's verify_mu) as one thread's task, and mu = H(H(pk) || M') for the
+// tasks whose message travels to the device.
+//
+// Like keygen_task it streams: A^ is sampled into A^ o z^ as it is generated,
+// t1 is unpacked row by row, and w1 is absorbed into the sponge for c~' row by
+// row, so a task needs about (l + 3) KiB of local memory. The expanded-key
+// cache (A^ and tr kept in device memory per public key) is the next step for
+// one key and many messages.
+#pragma once
+
+#include "kernels/task/packing.h"
+#include "kernels/task/rounding.h"
+#include "kernels/task/sampling.h"
+
+namespace mldsa::gpu {
+
+// mu = H(tr || M', 64) with tr = H(pk, 64)  (Algorithm 8 lines 6-7).
+MLDSA_HD inline void message_mu_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mprime, size_t mprime_len,
+                                     uint8_t mu[64]) {
+  uint8_t tr[64];
+  shake256(tr, 64, pk, p.pk_bytes);
+  Sponge sp;
+  sponge_init(sp, kShake256Rate);
+  sponge_absorb(sp, tr, 64);
+  sponge_absorb(sp, mprime, mprime_len);
+  sponge_finalize(sp);
+  sponge_squeeze(sp, mu, 64);
+}
+
+// True iff sig (p.sig_bytes) is a valid signature of mu (64 bytes) under pk
+// (p.pk_bytes). Accepts and rejects exactly as mldsa::verify_mu does.
+MLDSA_HD inline bool verify_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mu, const uint8_t* sig) {
+  const uint8_t* ctilde = sig;
+  const uint8_t* zbytes = sig + p.ctilde_bytes;
+  const uint8_t* hint = zbytes + p.l * z_poly_bytes(p);
+  if (!hints_well_formed(hint, p.omega, p.k)) return false;  // sigDecode fails (line 3)
+
+  // z, checked against gamma1 - beta (line 13), then in NTT form.
+  int32_t z_hat[kMaxL][kN];
+  const int32_t bound = p.gamma1 - static_cast<int32_t>(p.beta);
+  for (uint32_t j = 0; j < p.l; ++j) {
+    unpack_bits(z_hat[j], zbytes + j * z_poly_bytes(p), p.gamma1_bits + 1, p.gamma1, true);
+    for (int c = 0; c < kN; ++c) {
+      const int32_t v = z_hat[j][c];
+      if (v >= bound || v <= -bound) return false;
+    }
+    ntt(z_hat[j]);
+  }
+
+  // c^ = NTT(SampleInBall(c~))  (lines 8-9)
+  int32_t c_hat[kN];
+  sample_in_ball(c_hat, ctilde, p.ctilde_bytes, p.tau);
+  ntt(c_hat);
+
+  // c~' = H(mu || w1Encode(w1'), lambda/4)  (line 12), absorbed row by row.
+  Sponge hc;
+  sponge_init(hc, kShake256Rate);
+  sponge_absorb(hc, mu, 64);
+
+  const uint8_t* rho = pk;
+  int32_t w[kN], ct1[kN];
+  uint8_t w1enc[32 * 6];
+  for (uint32_t i = 0; i < p.k; ++i) {
+    // w'_approx_i = NTT^-1(sum_j A^[i][j] o z^[j] - c^ o NTT(t1_i * 2^d))  (line 10)
+    for (uint32_t j = 0; j < p.l; ++j) expand_a_mul_acc(w, rho, i, j, z_hat[j], j > 0);
+    unpack_bits(ct1, pk + 32 + i * kT1Bytes, 10, 0, false);
+    for (int c = 0; c < kN; ++c) ct1[c] <<= kD;
+    ntt(ct1);
+    for (int c = 0; c < kN; ++c) w[c] = reduce32(w[c]) - reduce32(mont_mul(c_hat[c], ct1[c]));
+    for (int c = 0; c < kN; ++c) w[c] = reduce32(w[c]);
+    invntt_tomont(w);
+
+    // w1'_i = UseHint(h_i, w'_approx_i)  (line 11). The hint indices of row i
+    // are strictly increasing (checked above), so one pass consumes them.
+    uint32_t next = i == 0 ? 0 : hint[p.omega + i - 1];
+    const uint32_t end = hint[p.omega + i];
+    for (int c = 0; c < kN; ++c) {
+      int32_t h = 0;
+      if (next < end && hint[next] == c) {
+        h = 1;
+        ++next;
+      }
+      w[c] = use_hint(caddq(w[c]), h, p.gamma2);
+    }
+    pack_bits(w1enc, w, w1_bits(p), 0, false);
+    sponge_absorb(hc, w1enc, 32 * w1_bits(p));
+  }
+  sponge_finalize(hc);
+  uint8_t diff = 0;
+  for (uint32_t i = 0; i < p.ctilde_bytes; ++i) diff |= sponge_squeeze_byte(hc) ^ ctilde[i];
+  return diff == 0;
+}
+
+}  // namespace mldsa::gpu
