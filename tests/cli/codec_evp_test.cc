@@ -86,13 +86,17 @@ Kat kat(int i) {
 
 struct Lib {
   OSSL_LIB_CTX* ctx = nullptr;
+  OSSL_PROVIDER* mldsa = nullptr;
+  OSSL_PROVIDER* deflt = nullptr;
   std::string conf_path;
   // No config: the module and OpenSSL's default provider, default settings.
   Lib() {
     ctx = OSSL_LIB_CTX_new();
     OSSL_PROVIDER_set_default_search_path(ctx, MLDSA_PROVIDER_DIR);
-    EXPECT_NE(OSSL_PROVIDER_load(ctx, "mldsa-accel"), nullptr) << "cannot load " MLDSA_PROVIDER_DIR "/mldsa-accel.so";
-    EXPECT_NE(OSSL_PROVIDER_load(ctx, "default"), nullptr);
+    mldsa = OSSL_PROVIDER_load(ctx, "mldsa-accel");
+    EXPECT_NE(mldsa, nullptr) << "cannot load " MLDSA_PROVIDER_DIR "/mldsa-accel.so";
+    deflt = OSSL_PROVIDER_load(ctx, "default");
+    EXPECT_NE(deflt, nullptr);
   }
   // With ml-dsa.* settings from an openssl.cnf written for the test.
   Lib(const std::string& output_formats, const std::string& input_formats) {
@@ -108,7 +112,10 @@ struct Lib {
     EXPECT_EQ(OSSL_LIB_CTX_load_config(ctx, conf_path.c_str()), 1);
   }
   ~Lib() {
-    OSSL_LIB_CTX_free(ctx);  // unloads the providers
+    // Each OSSL_PROVIDER_load holds a reference the context does not drop.
+    if (mldsa != nullptr) OSSL_PROVIDER_unload(mldsa);
+    if (deflt != nullptr) OSSL_PROVIDER_unload(deflt);
+    OSSL_LIB_CTX_free(ctx);
     if (!conf_path.empty()) std::remove(conf_path.c_str());
   }
 };
