@@ -39,15 +39,19 @@ enum class Outcome { not_mine, error, key };
 // about 7.5 KB): bigger input is someone else's.
 constexpr size_t MAX_DER_BYTES = 16384;
 
+// Reads the whole input into out. Capacity is reserved up front so the
+// vector never reallocates: no stray copy of key bytes is left behind.
 bool read_all(BIO* in, std::vector<uint8_t>& out) {
+  out.reserve(MAX_DER_BYTES);
   uint8_t buf[4096];
   size_t n = 0;
-  while (BIO_read_ex(in, buf, sizeof(buf), &n) == 1 && n > 0) {
-    if (out.size() + n > MAX_DER_BYTES) return false;
-    out.insert(out.end(), buf, buf + n);
+  bool fits = true;
+  while (fits && BIO_read_ex(in, buf, sizeof(buf), &n) == 1 && n > 0) {
+    fits = out.size() + n <= MAX_DER_BYTES;
+    if (fits) out.insert(out.end(), buf, buf + n);
   }
   OPENSSL_cleanse(buf, sizeof(buf));
-  return true;
+  return fits;
 }
 
 // Is alg our parameter set's OID? Also checks that parameters are absent,

@@ -234,6 +234,9 @@ def pubout_pem_and_der(o, v):
     check(head == name + " Public-Key:" and "priv" not in b, "public text: %r" % head)
     _, full = key_text(o, "k.pem")
     check(b["pub"] == full["pub"], "public key differs")
+    # -text_pub on the private key prints only the public part.
+    head, b2 = parse_text(o.run("pkey", "-in", "k.pem", "-noout", "-text_pub").stdout)
+    check(head == name + " Public-Key:" and b2 == b, "-text_pub: %r" % head)
     o.run("pkey", "-in", "k.pem", "-pubout", "-outform", "DER", "-out", "a.der")
     o.run("pkey", "-pubin", "-in", "pub.pem", "-outform", "DER", "-out", "b.der")
     check(o.read("a.der") == o.read("b.der") == spki(name, full["pub"]), "DER public keys differ")
