@@ -134,6 +134,7 @@ struct SigCtx {
   // Streaming state.
   bool started = false;
   mldsa::MuBuilder mu;
+  EVP_MD* sha512 = nullptr;                  // HashML-DSA: fetched on first use
   EVP_MD_CTX* md = nullptr;                  // HashML-DSA: SHA-512 of the message
   uint8_t mu_buf[mldsa::MU_BYTES] = {};      // mu_input: the 64 bytes as they arrive
   size_t mu_len = 0;
@@ -142,6 +143,7 @@ struct SigCtx {
     OPENSSL_cleanse(entropy, sizeof entropy);
     OPENSSL_cleanse(mu_buf, sizeof mu_buf);
     EVP_MD_CTX_free(md);
+    EVP_MD_free(sha512);
   }
 };
 
@@ -158,6 +160,19 @@ bool require_key(const SigCtx* c) {
 // ---------------------------------------------------------------------------
 // mu, incrementally
 
+// SHA-512 from the providers of the application's library context. The
+// operation's property query often just names this provider (which has no
+// digests), so an unqualified fetch follows when it finds nothing.
+EVP_MD* fetch_sha512(const SigCtx* c) {
+  EVP_MD* md = nullptr;
+  if (!c->propq.empty()) {
+    ERR_set_mark();
+    md = EVP_MD_fetch(c->provctx->libctx, "SHA2-512", c->propq.c_str());
+    ERR_pop_to_mark();
+  }
+  return md != nullptr ? md : EVP_MD_fetch(c->provctx->libctx, "SHA2-512", nullptr);
+}
+
 bool begin_stream(SigCtx* c) {
   if (c->started) return true;
   const uint8_t* tr = c->key->public_key()->tr();
@@ -168,11 +183,8 @@ bool begin_stream(SigCtx* c) {
       MLDSA_RAISE(R_INTERNAL_ERROR);
       return false;
     }
-    // SHA-512 from the providers of the application's library context.
-    EVP_MD* sha512 = EVP_MD_fetch(c->provctx->libctx, "SHA2-512", c->propq.empty() ? nullptr : c->propq.c_str());
-    const bool ok = sha512 != nullptr && EVP_DigestInit_ex2(c->md, sha512, nullptr) == 1;
-    EVP_MD_free(sha512);
-    if (!ok) {
+    if (c->sha512 == nullptr) c->sha512 = fetch_sha512(c);
+    if (c->sha512 == nullptr || EVP_DigestInit_ex2(c->md, c->sha512, nullptr) != 1) {
       MLDSA_RAISE(R_UNSUPPORTED_DIGEST);
       return false;
     }
@@ -462,6 +474,7 @@ void* sig_dupctx(void* vctx) {
   d->mu = c->mu;
   std::memcpy(d->mu_buf, c->mu_buf, sizeof d->mu_buf);
   d->mu_len = c->mu_len;
+  if (c->sha512 != nullptr && EVP_MD_up_ref(c->sha512) == 1) d->sha512 = c->sha512;
   if (c->md != nullptr && ((d->md = EVP_MD_CTX_new()) == nullptr || EVP_MD_CTX_copy_ex(d->md, c->md) != 1)) {
     delete d;
     return nullptr;
@@ -498,7 +511,7 @@ bool digest_name_ok(SigCtx* c, const char* mdname) {
   if (mdname == nullptr || *mdname == '\0') return true;
   if (c->alg->prehash) {
     ERR_set_mark();
-    EVP_MD* md = EVP_MD_fetch(c->provctx->libctx, mdname, c->propq.empty() ? nullptr : c->propq.c_str());
+    EVP_MD* md = EVP_MD_fetch(c->provctx->libctx, mdname, nullptr);
     const bool sha512 = md != nullptr && EVP_MD_is_a(md, "SHA2-512");
     EVP_MD_free(md);
     ERR_pop_to_mark();
