@@ -30,6 +30,8 @@ R_BAD_ENCODING = "malformed ML-DSA key encoding"
 R_SEED_PRIV_MISMATCH = "private key seed does not match the expanded key"
 R_CONTEXT_TOO_LONG = "context string longer than 255 bytes"
 R_FORMAT_NOT_ALLOWED = "not allowed by ml-dsa.input_formats"
+R_PUB_PRIV_MISMATCH = "public key does not match the private key"
+R_S1_OUT_OF_RANGE = "private key s1 coefficient out of range"
 
 
 class Failure(Exception):
@@ -264,6 +266,9 @@ def encrypted_pem_round_trip(o, v):
     _, back = key_text(o, "enc.pem", "-passin", "pass:x")
     check(back == plain, "decrypted key differs")
     o.run("pkey", "-in", "enc.pem", "-passin", "pass:wrong", "-noout", ok=False)
+    # `openssl pkcs8` decrypts it with PKCS8_decrypt: the same key comes out.
+    o.run("pkcs8", "-in", "enc.pem", "-passin", "pass:x", "-out", "dec.pem")
+    check(key_text(o, "dec.pem")[1] == plain, "pkcs8-decrypted key differs")
     # genpkey can write it encrypted directly, too.
     o.run("genpkey", "-algorithm", "ML-DSA-87", "-aes-128-cbc", "-pass", "pass:pw", "-out", "enc2.pem")
     check(o.read("enc2.pem").startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----"), "genpkey encrypted")
@@ -394,39 +399,53 @@ def pkcs8_input_formats(o, v):
     conf = o.conf("in.cnf", input_formats="priv-only")
     o.run("pkey", "-inform", "DER", "-in", "priv.der", "-noout", conf=conf)
     o.run("pkey", "-inform", "DER", "-in", "seed.der", "-noout", conf=conf, ok=False)
+    p = o.run("pkcs8", "-inform", "DER", "-in", "seed.der", "-nocrypt", "-out", "x.pem", conf=conf, ok=False)
+    expect_stderr(p, R_FORMAT_NOT_ALLOWED)
     o.run("pkey", "-inform", "DER", "-in", "seed.der", "-noout")  # allowed by default
+    o.run("pkcs8", "-inform", "DER", "-in", "seed.der", "-nocrypt", "-out", "x.pem")
 
 
 def malformed_key_files(o, v):
-    """Bad key files fail cleanly (exit 1, no crash). OpenSSL 3.0's `pkey`
-    loads through OSSL_STORE, which discards the decoders' errors (it tries
-    each object type under an error mark), so the provider's reason strings
-    show only where no store is involved; codec_evp_test checks each reason
-    through OSSL_DECODER. Here: the command fails and says it cannot read the key."""
+    """Bad key files fail cleanly (exit 1, no crash) and say why.
+
+    `openssl pkey` on 3.0 loads keys through OSSL_STORE, which tries each
+    object type under an error mark and drops the decoders' errors: it can only
+    say "Could not read key". `openssl pkcs8` (without -topk8) hands the
+    PrivateKeyInfo to EVP_PKCS82PKEY, which keeps them: there the provider's
+    reason appears on stderr."""
     name = "ML-DSA-65"
     seed, pk, sk = v[name]
     good = pkcs8(name, layout("seed-priv", seed, sk, pk))
     bad_seed = bytes([seed[0] ^ 1]) + seed[1:]
-    cases = {
-        "truncated-file.der": good[: len(good) // 2],
-        "truncated-key.der": pkcs8(name, layout("priv-only", seed, sk, pk)[:-1]),
-        "long-key.der": pkcs8(name, layout("priv-only", seed, sk, pk) + b"\x00"),
-        "seed-mismatch.der": pkcs8(name, layout("seed-priv", bad_seed, sk, pk)),
-        "wrong-set.der": pkcs8("ML-DSA-44", layout("priv-only", seed, sk, pk)),
-        "short-pub.der": spki(name, pk[:-1]),
-        "empty.der": b"",
-    }
-    for fname, data in cases.items():
+    bad_pk = pk[:10] + bytes([pk[10] ^ 1]) + pk[11:]
+    bad_s1 = sk[:128] + b"\xff" + sk[129:]  # s1 coefficients 15, outside [-4, 4]
+    cases = [  # file, bytes, reason on `pkcs8` stderr (None: not an ML-DSA key at all)
+        ("truncated-file.der", good[: len(good) // 2], None),
+        ("empty.der", b"", None),
+        ("truncated-key.der", pkcs8(name, layout("priv-only", seed, sk, pk)[:-1]), R_BAD_ENCODING),
+        ("long-key.der", pkcs8(name, layout("seed-only", seed, sk, pk) + b"\x00"), R_BAD_ENCODING),
+        ("wrong-set.der", pkcs8("ML-DSA-44", layout("priv-only", seed, sk, pk)), R_BAD_ENCODING),
+        ("seed-mismatch.der", pkcs8(name, layout("seed-priv", bad_seed, sk, pk)), R_SEED_PRIV_MISMATCH),
+        ("pub-mismatch.der", pkcs8(name, layout("oqskeypair", seed, sk, bad_pk)), R_PUB_PRIV_MISMATCH),
+        ("s1-range.der", pkcs8(name, layout("bare-priv", seed, bad_s1, pk)), R_S1_OUT_OF_RANGE),
+    ]
+    for fname, data, reason in cases:
         o.write(fname, data)
-        args = ["-pubin"] if "pub" in fname else []
-        p = o.run("pkey", "-inform", "DER", "-in", fname, "-noout", *args, ok=False)
+        p = o.run("pkey", "-inform", "DER", "-in", fname, "-noout", ok=False)
         check(p.returncode == 1, "%s: exit status %d" % (fname, p.returncode))
         expect_stderr(p, "Could not read")
-    # The same content loads when intact (the cases above are bad only where broken).
+        p = o.run("pkcs8", "-inform", "DER", "-in", fname, "-nocrypt", "-out", "out.pem", ok=False)
+        check(p.returncode == 1, "%s: pkcs8 exit status %d" % (fname, p.returncode))
+        if reason:
+            expect_stderr(p, reason)
+    # A public key of the wrong length.
+    o.write("short-pub.der", spki(name, pk[:-1]))
+    o.run("pkey", "-pubin", "-inform", "DER", "-in", "short-pub.der", "-noout", ok=False)
+    # The intact key loads both ways (the files above are bad only where broken).
     o.write("good.der", good)
     o.run("pkey", "-inform", "DER", "-in", "good.der", "-noout")
+    o.run("pkcs8", "-inform", "DER", "-in", "good.der", "-nocrypt", "-out", "good.pem")
     # A truncated PEM file.
-    o.run("pkey", "-in", "good.der", "-inform", "DER", "-out", "good.pem")
     o.write("trunc.pem", o.read("good.pem")[:-200])
     o.run("pkey", "-in", "trunc.pem", "-noout", ok=False)
 
