@@ -132,8 +132,9 @@ class OpenSSL:
         self.provider_dir = provider_dir
         self.dir = workdir
 
-    def provider_args(self):
-        return ["-provider-path", self.provider_dir, "-provider", "mldsa-accel", "-provider", "default"]
+    def provider_args(self, default_first=False):
+        order = ["default", "mldsa-accel"] if default_first else ["mldsa-accel", "default"]
+        return ["-provider-path", self.provider_dir, "-provider", order[0], "-provider", order[1]]
 
     def conf(self, name, **settings):
         """Writes an openssl.cnf loading the module with ml-dsa.* settings."""
@@ -147,9 +148,9 @@ class OpenSSL:
             f.write("\n".join(lines) + "\n")
         return path
 
-    def run(self, cmd, *args, ok=True, conf=None, stdin=None):
+    def run(self, cmd, *args, ok=True, conf=None, stdin=None, default_first=False):
         """Runs `openssl cmd args`; with conf the providers come from that file."""
-        argv = [self.binary, cmd] + ([] if conf else self.provider_args()) + list(args)
+        argv = [self.binary, cmd] + ([] if conf else self.provider_args(default_first)) + list(args)
         env = dict(os.environ)
         env.pop("OPENSSL_CONF", None)
         if conf:
@@ -265,6 +266,10 @@ def encrypted_pem_round_trip(o, v):
     check(data.startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----"), "encrypted PEM label")
     _, back = key_text(o, "enc.pem", "-passin", "pass:x")
     check(back == plain, "decrypted key differs")
+    # The same with the default provider (which unwraps PEM and decrypts) loaded first.
+    for f in ("enc.pem", "k.pem"):
+        p = o.run("pkey", "-in", f, "-passin", "pass:x", "-noout", "-text", default_first=True)
+        check(parse_text(p.stdout)[1] == plain, f + ": key differs with default loaded first")
     o.run("pkey", "-in", "enc.pem", "-passin", "pass:wrong", "-noout", ok=False)
     # `openssl pkcs8` decrypts it with PKCS8_decrypt: the same key comes out.
     o.run("pkcs8", "-in", "enc.pem", "-passin", "pass:x", "-out", "dec.pem")
