@@ -13,6 +13,7 @@
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/pem.h>
@@ -161,7 +162,8 @@ bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* c
   size_t pass_len = 0;
   bool ok = false;
   if (cb == nullptr || cb(pass, sizeof(pass), &pass_len, nullptr, cbarg) == 0) {
-    MLDSA_RAISE(R_MISSING_KEY);  // no passphrase to encrypt with
+    // The core's callback raises its own reason ("No password method specified").
+    if (ERR_peek_last_error() == 0) MLDSA_RAISE(R_NOT_SUPPORTED);
   } else if (PKCS8_PRIV_KEY_INFO* p8 = make_p8info(ctx, key)) {
     X509_SIG* sig = PKCS8_encrypt_ex(-1, cipher, pass, static_cast<int>(pass_len), nullptr, 0, 0, p8, libctx,
                                      nullptr);

@@ -339,6 +339,12 @@ TEST_F(Codec, EncryptedPrivateKeyInfo) {
   ASSERT_TRUE(back2);
   EXPECT_EQ(EVP_PKEY_eq(back2.get(), key.get()), 1);
 
+  // A cipher but no passphrase: fails, with the core's reason, and nothing is written.
+  ERR_clear_error();
+  EXPECT_TRUE(encode(key.get(), EVP_PKEY_KEYPAIR, "PEM", "PrivateKeyInfo", "AES-256-CBC").empty());
+  EXPECT_NE(ERR_peek_error(), 0u);
+  EXPECT_FALSE(provider_error(mldsa::prov::R_MISSING_KEY));
+
   // Without a cipher there is nothing to encrypt with.
   ERR_clear_error();
   EXPECT_TRUE(encode(key.get(), EVP_PKEY_KEYPAIR, "DER", "EncryptedPrivateKeyInfo").empty());
