@@ -7,6 +7,7 @@
 
 #include "cpu/avx2/keccak_lanes.h"
 #include "cpu/avx2/ntt8.h"
+#include "cpu/avx2/poly8.h"
 #include "cpu/avx2/sampling_lanes.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
@@ -58,13 +59,13 @@ void invntt_tomont_avx2(Poly* a) { ntt8::invntt_tomont(a); }
 void pointwise_acc_avx2(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt8::pointwise_acc(c, a, b, n); }
 
 void expand_a_avx2(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
-  keccak_lanes::expand_a<Avx2Ops>(A, rho, k, l);
+  keccak_lanes::expand_a<Avx2Ops>(A, rho, k, l, poly8::rej_ntt);
 }
 void expand_s_avx2(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
   keccak_lanes::expand_s<Avx2Ops>(s, n, rhoprime, eta, nonce);
 }
 void expand_mask_avx2(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
-  keccak_lanes::expand_mask<Avx2Ops>(y, l, rhopp, kappa, gamma1_bits, unpack_z);
+  keccak_lanes::expand_mask<Avx2Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);
 }
 
 }  // namespace

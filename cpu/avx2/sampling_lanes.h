@@ -53,8 +53,10 @@ struct alignas(64) Sponges {
   void wipe() { mldsa::secure_zero(s, sizeof s); }
 };
 
+// rej parses a stream as mldsa::rej_ntt_coeffs does (a vectorised one may be passed).
 template <class Ops>
-void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
+void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
+              unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t)) {
   using mldsa::N;
   constexpr unsigned W = Ops::kWays, kBlocks = 5;  // 5 blocks give 280 candidates: nearly always enough
   alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE128_RATE];
@@ -76,7 +78,7 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
     unsigned ctr[W];
     bool more = false;
     for (unsigned w = 0; w < n; ++w) {
-      ctr[w] = mldsa::rej_ntt_coeffs(A[start + w].c, 0, buf[w], sizeof buf[w]);
+      ctr[w] = rej(A[start + w].c, 0, buf[w], sizeof buf[w]);
       more |= ctr[w] < N;
     }
     while (more) {  // A^ is public: branching on it is fine
@@ -85,7 +87,7 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
       h.squeeze_block(out, mldsa::SHAKE128_RATE);
       more = false;
       for (unsigned w = 0; w < n; ++w) {
-        ctr[w] = mldsa::rej_ntt_coeffs(A[start + w].c, ctr[w], buf[w], mldsa::SHAKE128_RATE);
+        ctr[w] = rej(A[start + w].c, ctr[w], buf[w], mldsa::SHAKE128_RATE);
         more |= ctr[w] < N;
       }
     }
@@ -129,6 +131,8 @@ void expand_s(mldsa::Poly* s, unsigned n_polys, const uint8_t rhoprime[64], unsi
   mldsa::secure_zero(buf, sizeof buf);
 }
 
+// unpack decodes y as mldsa::unpack_z does; it may read up to 16 bytes past
+// the packed data (the buffer has room).
 template <class Ops>
 void expand_mask(mldsa::Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits,
                  void (*unpack)(mldsa::Poly*, const uint8_t*, unsigned)) {

@@ -1,14 +1,19 @@
 // avx512_backend.cc - the AVX-512 backend: Keccak with vpternlogq (chi and the
 // three-way xors in one instruction each) and vprolq rotations, 8 states per
 // __m512i for ExpandA and for ExpandS / ExpandMask when more than four
-// polynomials are wanted, 4 per __m256i otherwise; the NTT of the AVX2
-// backend in EVEX form. Built with -mavx512f -mavx512bw -mavx512vl
+// polynomials are wanted, 4 per __m256i otherwise; the 16-lane NTT of
+// ntt16.h. Built with -mavx512f -mavx512bw -mavx512vl
 // -mavx512dq (plus AVX2/BMI); chosen only when the CPU and OS support them.
+// GCC 12's AVX-512 intrinsics use _mm512_undefined_*() internally, which it
+// then reports as -Wuninitialized at every call (a false positive).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
 #include "cpu/avx2/keccak_lanes.h"
-#include "cpu/avx2/ntt8.h"
+#include "cpu/avx2/poly8.h"
 #include "cpu/avx2/sampling_lanes.h"
+#include "cpu/avx512/ntt16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/packing.h"
@@ -73,12 +78,12 @@ void keccakf1600x4_avx512(uint64_t s[4][25]) {
   }
 }
 
-void ntt_avx512(Poly* a) { ntt8::ntt(a); }
-void invntt_tomont_avx512(Poly* a) { ntt8::invntt_tomont(a); }
-void pointwise_acc_avx512(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt8::pointwise_acc(c, a, b, n); }
+void ntt_avx512(Poly* a) { ntt16::ntt(a); }
+void invntt_tomont_avx512(Poly* a) { ntt16::invntt_tomont(a); }
+void pointwise_acc_avx512(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt16::pointwise_acc(c, a, b, n); }
 
 void expand_a_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
-  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l);
+  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l, poly8::rej_ntt);
 }
 // Four or fewer polynomials: the 4-way permutation costs less than half-empty 8-way.
 void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
@@ -89,9 +94,9 @@ void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned e
 }
 void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   if (l <= 4)
-    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, unpack_z);
+    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);
   else
-    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, unpack_z);
+    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);
 }
 
 }  // namespace

@@ -1,0 +1,89 @@
+// poly8.h - sampling helpers on 8 x int32 lanes (AVX2; the AVX-512 backend
+// builds them too): the uniform rejection sampler of ExpandA and the
+// unpacking of ExpandMask's y. Same results as the portable helpers in
+// cpu/sampling.cc and cpu/packing.cc, coefficient for coefficient.
+//
+// Anonymous namespace on purpose (built with different ISA flags per backend).
+#pragma once
+
+#include <immintrin.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/poly.h"
+#include "cpu/sampling.h"
+
+namespace {
+namespace poly8 {
+
+// For each 8-bit accept mask, the lanes to keep, packed to the front.
+struct CompressTable {
+  uint8_t idx[256][8];
+};
+constexpr CompressTable make_compress_table() {
+  CompressTable t{};
+  for (int m = 0; m < 256; ++m) {
+    int n = 0;
+    for (int i = 0; i < 8; ++i)
+      if (m & (1 << i)) t.idx[m][n++] = static_cast<uint8_t>(i);
+  }
+  return t;
+}
+alignas(64) constexpr CompressTable kCompress = make_compress_table();
+
+// Eight 3-byte candidates from 24 bytes at p (reads 28 bytes), 23 bits each.
+inline __m256i candidates24(const uint8_t* p) {
+  const __m256i raw = _mm256_inserti128_si256(
+      _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12)), 1);
+  const __m256i shuf = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 0, 1, 2, -1, 3, 4, 5,
+                                        -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  return _mm256_and_si256(_mm256_shuffle_epi8(raw, shuf), _mm256_set1_epi32(0x7FFFFF));
+}
+
+// RejNTTPoly's parsing (Algorithm 30): as mldsa::rej_ntt_coeffs. A^ is
+// public, so indexing a table by the accept mask is fine.
+inline unsigned rej_ntt(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len) {
+  alignas(32) int32_t tmp[mldsa::N + 8];  // room for a full vector past the end
+  std::memcpy(tmp, a, ctr * sizeof(int32_t));
+  size_t pos = 0;
+  const __m256i q = _mm256_set1_epi32(mldsa::Q);
+  while (ctr + 8 <= mldsa::N && pos + 28 <= len) {
+    const __m256i v = candidates24(buf + pos);
+    const unsigned m = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(q, v))));
+    const __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kCompress.idx[m])));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tmp + ctr), _mm256_permutevar8x32_epi32(v, perm));
+    ctr += static_cast<unsigned>(__builtin_popcount(m));
+    pos += 24;
+  }
+  std::memcpy(a, tmp, ctr * sizeof(int32_t));
+  return mldsa::rej_ntt_coeffs(a, ctr, buf + pos, len - pos);  // the tail, one candidate at a time
+}
+
+// ExpandMask's unpacking: z_i = 2^g - (bits of width g+1), as mldsa::unpack_z.
+// 8 coefficients take 18 bytes (g = 17) or 20 bytes (g = 19); each lane reads
+// a 3-byte window and shifts it. Reads up to 14 bytes past the packed data.
+inline void unpack_z(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) {
+  const bool g17 = gamma1_bits == 17;
+  const unsigned step = g17 ? 18 : 20;
+  const __m256i shuf = g17 ? _mm256_setr_epi8(0, 1, 2, -1, 2, 3, 4, -1, 4, 5, 6, -1, 6, 7, 8, -1, 0, 1, 2, -1, 2, 3, 4,
+                                               -1, 4, 5, 6, -1, 6, 7, 8, -1)
+                           : _mm256_setr_epi8(0, 1, 2, -1, 2, 3, 4, -1, 5, 6, 7, -1, 7, 8, 9, -1, 0, 1, 2, -1, 2, 3, 4,
+                                               -1, 5, 6, 7, -1, 7, 8, 9, -1);
+  const __m256i shift = g17 ? _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6) : _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4);
+  const __m256i mask = _mm256_set1_epi32((1 << (gamma1_bits + 1)) - 1);
+  const __m256i gamma1 = _mm256_set1_epi32(1 << gamma1_bits);
+  for (int i = 0; i < mldsa::N; i += 8, in += step) {
+    const __m256i raw = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + step / 2)), 1);
+    const __m256i v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(raw, shuf), shift), mask);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(z->c + i), _mm256_sub_epi32(gamma1, v));
+  }
+}
+
+}  // namespace poly8
+}  // namespace

@@ -1,0 +1,217 @@
+// backend_equivalence_test.cc - every seam function of the backend under test
+// (MLDSA_ACCEL_CPU, else the best this CPU runs) gives bit-identical results to
+// the ref backend, on random inputs and on the extreme values of the ranges
+// cpu/backend.h documents; and full keygen / sign / verify agree byte for byte.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/backend.h"
+#include "cpu/mldsa.h"
+#include "tests/core/backend_request.h"
+#include "tests/core/test_keys.h"
+
+namespace mldsa::test {
+namespace {
+
+class BackendEquivalence : public BackendTest {
+ protected:
+  void SetUp() override {
+    BackendTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    be_ = &backend();
+    if (be_ == &kRefBackend) GTEST_SKIP() << "skipped: backend ref is the reference; nothing to compare";
+  }
+  const Backend* be_ = nullptr;
+  const Backend& ref_ = kRefBackend;
+  std::mt19937_64 rng_{0x6d6c647361ull};
+
+  int32_t uniform(int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng_); }
+  void fill_bytes(uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(rng_());
+  }
+  // Random coefficients in [-(bound-1), bound-1], with every 4th input made of
+  // extremes only (all +max, all -max, alternating, max mixed with 0).
+  void fill_poly(Poly* a, int32_t bound, int trial) {
+    const int32_t m = bound - 1;
+    for (int j = 0; j < N; ++j) {
+      switch (trial % 8) {
+        case 1: a->c[j] = m; break;
+        case 3: a->c[j] = -m; break;
+        case 5: a->c[j] = (j & 1) ? m : -m; break;
+        case 7: a->c[j] = (j % 3 == 0) ? 0 : ((j & 2) ? m : -m); break;
+        default: a->c[j] = uniform(-m, m);
+      }
+    }
+  }
+};
+
+::testing::AssertionResult same_polys(const Poly* a, const Poly* b, unsigned n) {
+  for (unsigned i = 0; i < n; ++i)
+    for (int j = 0; j < N; ++j)
+      if (a[i].c[j] != b[i].c[j])
+        return ::testing::AssertionFailure() << "poly " << i << " coefficient " << j << ": ref " << a[i].c[j]
+                                             << ", backend " << b[i].c[j];
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(BackendEquivalence, Keccakf1600) {
+  for (int trial = 0; trial < 64; ++trial) {
+    uint64_t a[25], b[25];
+    for (auto& v : a) v = trial == 0 ? 0 : trial == 1 ? ~uint64_t{0} : rng_();
+    std::memcpy(b, a, sizeof a);
+    ref_.keccakf1600(a);
+    be_->keccakf1600(b);
+    ASSERT_EQ(0, std::memcmp(a, b, sizeof a)) << "trial " << trial;
+  }
+}
+
+TEST_F(BackendEquivalence, Keccakf1600x4) {
+  for (int trial = 0; trial < 32; ++trial) {
+    uint64_t a[4][25], b[4][25];
+    for (auto& s : a)
+      for (auto& v : s) v = rng_();
+    if (trial == 0) std::memset(a, 0, sizeof a);
+    std::memcpy(b, a, sizeof a);
+    uint64_t lane3[25];  // state 3 alone through the single-state permutation
+    std::memcpy(lane3, a[3], sizeof lane3);
+    ref_.keccakf1600(lane3);
+    ref_.keccakf1600x4(a);
+    be_->keccakf1600x4(b);
+    ASSERT_EQ(0, std::memcmp(a, b, sizeof a)) << "trial " << trial;
+    ASSERT_EQ(0, std::memcmp(lane3, b[3], sizeof lane3)) << "trial " << trial;  // no states swapped
+  }
+}
+
+TEST_F(BackendEquivalence, Ntt) {
+  for (int trial = 0; trial < 200; ++trial) {
+    Poly a, b;
+    fill_poly(&a, Q, trial);  // in: |a_i| < q
+    b = a;
+    ref_.ntt(&a);
+    be_->ntt(&b);
+    ASSERT_TRUE(same_polys(&a, &b, 1)) << "trial " << trial;
+  }
+}
+
+TEST_F(BackendEquivalence, InvNttToMont) {
+  for (int trial = 0; trial < 200; ++trial) {
+    Poly a, b;
+    fill_poly(&a, Q, trial);
+    b = a;
+    ref_.invntt_tomont(&a);
+    be_->invntt_tomont(&b);
+    ASSERT_TRUE(same_polys(&a, &b, 1)) << "trial " << trial;
+  }
+}
+
+TEST_F(BackendEquivalence, PointwiseAcc) {
+  for (int trial = 0; trial < 200; ++trial) {
+    const unsigned n = 1 + trial % 8;
+    Poly a[8], b[8], c_ref, c_be;
+    for (unsigned i = 0; i < n; ++i) {
+      fill_poly(&a[i], 9 * Q, trial);  // |a| < 9q (NTT outputs)
+      fill_poly(&b[i], Q, trial / 8);  // |b| < q
+    }
+    ref_.pointwise_acc(&c_ref, a, b, n);
+    be_->pointwise_acc(&c_be, a, b, n);
+    ASSERT_TRUE(same_polys(&c_ref, &c_be, 1)) << "trial " << trial << " n " << n;
+  }
+}
+
+TEST_F(BackendEquivalence, ExpandA) {
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    for (int trial = 0; trial < 4; ++trial) {
+      uint8_t rho[32];
+      fill_bytes(rho, sizeof rho);
+      if (trial == 0) std::memset(rho, 0xFF, sizeof rho);
+      std::vector<Poly> a(p.k * p.l), b(p.k * p.l);
+      ref_.expand_a(a.data(), rho, p.k, p.l);
+      be_->expand_a(b.data(), rho, p.k, p.l);
+      ASSERT_TRUE(same_polys(a.data(), b.data(), p.k * p.l)) << p.name << " trial " << trial;
+    }
+  }
+}
+
+TEST_F(BackendEquivalence, ExpandS) {
+  for (unsigned eta : {2u, 4u}) {
+    for (unsigned n = 1; n <= 8; ++n) {
+      uint8_t rhoprime[64];
+      fill_bytes(rhoprime, sizeof rhoprime);
+      // Nonces near the 16-bit wrap too.
+      const uint16_t nonce = n % 3 == 0 ? static_cast<uint16_t>(65535 - n / 2) : static_cast<uint16_t>(rng_());
+      Poly a[8], b[8];
+      ref_.expand_s(a, n, rhoprime, eta, nonce);
+      be_->expand_s(b, n, rhoprime, eta, nonce);
+      ASSERT_TRUE(same_polys(a, b, n)) << "eta " << eta << " n " << n;
+    }
+  }
+}
+
+TEST_F(BackendEquivalence, ExpandMask) {
+  for (unsigned bits : {17u, 19u}) {
+    for (unsigned l = 1; l <= 7; ++l) {
+      uint8_t rhopp[64];
+      fill_bytes(rhopp, sizeof rhopp);
+      const uint16_t kappa = l % 2 ? static_cast<uint16_t>(65535 - l / 2) : static_cast<uint16_t>(rng_());
+      Poly a[7], b[7];
+      ref_.expand_mask(a, l, rhopp, kappa, bits);
+      be_->expand_mask(b, l, rhopp, kappa, bits);
+      ASSERT_TRUE(same_polys(a, b, l)) << "gamma1 2^" << bits << " l " << l;
+    }
+  }
+}
+
+// Whole operations: keys, signatures and verdicts from the backend under test
+// equal those from ref, byte for byte.
+TEST_F(BackendEquivalence, KeygenSignVerify) {
+  const std::string tested = be_->name;
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    for (uint8_t tag = 1; tag <= 3; ++tag) {
+      std::vector<uint8_t> msg(33 * tag), rnd(RND_BYTES, 0);
+      fill_bytes(msg.data(), msg.size());
+      if (tag > 1) fill_bytes(rnd.data(), rnd.size());  // tag 1: deterministic signing
+      std::vector<uint8_t> sk[2], pk[2], sig[2];
+      Status ver[2], ver_bad[2];
+      for (int side = 0; side < 2; ++side) {
+        ASSERT_TRUE(select_backend(side == 0 ? "ref" : tested));
+        std::unique_ptr<PrivateKey> key = key_from_tag(p, tag);
+        ASSERT_TRUE(key);
+        sk[side].assign(key->encoded().begin(), key->encoded().end());
+        pk[side].assign(key->public_key().encoded().begin(), key->public_key().encoded().end());
+        sig[side].resize(p.sig_bytes);
+        ASSERT_EQ(Status::ok, sign(*key, msg, {}, rnd.data(), sig[side].data()));
+        // A key decoded from sk bytes (recomputes t = A s1 + s2) signs the same.
+        std::unique_ptr<PrivateKey> decoded;
+        ASSERT_EQ(Status::ok, PrivateKey::from_sk(p, sk[side], decoded));
+        std::vector<uint8_t> sig2(p.sig_bytes);
+        ASSERT_EQ(Status::ok, sign(*decoded, msg, {}, rnd.data(), sig2.data()));
+        EXPECT_EQ(sig[side], sig2);
+        std::unique_ptr<PublicKey> pub;
+        ASSERT_EQ(Status::ok, PublicKey::decode(p, pk[side], pub));
+        ver[side] = verify(*pub, msg, {}, sig[side]);
+        std::vector<uint8_t> bad = sig[side];
+        bad[p.lambda / 4 + tag] ^= 0x10;  // a bit of z
+        ver_bad[side] = verify(*pub, msg, {}, bad);
+      }
+      ASSERT_TRUE(select_backend(tested));
+      EXPECT_EQ(sk[0], sk[1]) << p.name << " tag " << int(tag);
+      EXPECT_EQ(pk[0], pk[1]) << p.name << " tag " << int(tag);
+      EXPECT_EQ(sig[0], sig[1]) << p.name << " tag " << int(tag);
+      EXPECT_EQ(Status::ok, ver[1]);
+      EXPECT_EQ(ver[0], ver[1]);
+      EXPECT_EQ(Status::verify_failed, ver_bad[1]);
+      EXPECT_EQ(ver_bad[0], ver_bad[1]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mldsa::test
