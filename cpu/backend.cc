@@ -8,9 +8,17 @@
 #include "cpu/keccak.h"
 #include "cpu/mldsa.h"
 #include "cpu/ntt.h"
+#include "cpu/packing.h"
+#include "cpu/rounding.h"
 #include "cpu/sampling.h"
 
 namespace mldsa {
+namespace {
+void decompose_w1_ref(Poly* a1, Poly* a0, uint8_t* w1enc, const Poly* a, int32_t gamma2) {
+  poly_decompose(a1, a0, a, gamma2);
+  pack_w1(w1enc, a1, gamma2);
+}
+}  // namespace
 
 const Backend kRefBackend = {
     "ref",
@@ -22,6 +30,7 @@ const Backend kRefBackend = {
     expand_a_ref,
     expand_s_ref,
     expand_mask_ref,
+    decompose_w1_ref,
 };
 
 namespace {

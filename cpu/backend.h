@@ -35,6 +35,10 @@ struct Backend {
   void (*expand_s)(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce);
   // ExpandMask (Algorithm 34): y[r] from H(rho'' || kappa + r), r < l.
   void (*expand_mask)(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits);
+
+  // Sign's w row (lines 13-15 of Algorithm 7): a in [0, q) -> a1, centred a0
+  // (as poly_decompose) and w1Encode(a1) into w1enc (as pack_w1).
+  void (*decompose_w1)(Poly* a1, Poly* a0, uint8_t* w1enc, const Poly* a, int32_t gamma2);
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

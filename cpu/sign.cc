@@ -64,8 +64,7 @@ Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t
       be.pointwise_acc(&s.tmp, &px.A[i * p.l], y_hat, p.l);
       be.invntt_tomont(&s.tmp);
       for (int j = 0; j < N; ++j) s.tmp.c[j] = caddq(s.tmp.c[j]);
-      poly_decompose(&s.w1[i], &s.w0[i], &s.tmp, p.gamma2);  // line 13
-      pack_w1(w1enc + i * w1b, &s.w1[i], p.gamma2);
+      be.decompose_w1(&s.w1[i], &s.w0[i], w1enc + i * w1b, &s.tmp, p.gamma2);  // lines 13, 15
     }
     // c~ = H(mu || w1Encode(w1))  (line 15). The challenge is public: it is
     // published with the signature, and a rejected one reveals nothing the

@@ -80,6 +80,7 @@ extern const Backend kAvx2Backend = {
     expand_a_avx2,
     expand_s_avx2,
     expand_mask_avx2,
+    poly8::decompose_w1,
 };
 
 }  // namespace mldsa

@@ -1,7 +1,7 @@
-// poly8.h - sampling helpers on 8 x int32 lanes (AVX2; the AVX-512 backend
-// builds them too): the uniform rejection sampler of ExpandA and the
-// unpacking of ExpandMask's y. Same results as the portable helpers in
-// cpu/sampling.cc and cpu/packing.cc, coefficient for coefficient.
+// poly8.h - coefficient-wise helpers on 8 x int32 lanes (AVX2; the AVX-512
+// backend builds them too): the uniform rejection sampler of ExpandA, the
+// unpacking of ExpandMask's y, and Decompose + w1Encode. Same results as the
+// portable helpers in cpu/sampling.cc, cpu/packing.cc and cpu/rounding.cc.
 //
 // Anonymous namespace on purpose (built with different ISA flags per backend).
 #pragma once
@@ -82,6 +82,45 @@ inline void unpack_z(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) {
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + step / 2)), 1);
     const __m256i v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(raw, shuf), shift), mask);
     _mm256_store_si256(reinterpret_cast<__m256i*>(z->c + i), _mm256_sub_epi32(gamma1, v));
+  }
+}
+
+// Decompose (Algorithm 36) on 8 lanes, the arithmetic of cpu/rounding.cc
+// (multiply-shift division by 2*gamma2, branch-free centring), then
+// w1Encode with the fixed widths 4 or 6. Constant time: w is secret.
+inline void decompose_w1(mldsa::Poly* a1, mldsa::Poly* a0, uint8_t* w1enc, const mldsa::Poly* a, int32_t gamma2) {
+  using mldsa::Q;
+  const bool g32 = gamma2 == (Q - 1) / 32;
+  const __m256i mul = _mm256_set1_epi32(g32 ? 1025 : 11275);
+  const __m256i rnd = _mm256_set1_epi32(g32 ? 1 << 21 : 1 << 23);
+  const __m256i two_g2 = _mm256_set1_epi32(2 * gamma2);
+  const __m256i half_q = _mm256_set1_epi32((Q - 1) / 2), q = _mm256_set1_epi32(Q);
+  const __m256i c127 = _mm256_set1_epi32(127), c43 = _mm256_set1_epi32(43), c15 = _mm256_set1_epi32(15);
+  for (int i = 0; i < mldsa::N; i += 8) {
+    const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(a->c + i));
+    __m256i hi = _mm256_srai_epi32(_mm256_add_epi32(v, c127), 7);
+    if (g32) {
+      hi = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hi, mul), rnd), 22);
+      hi = _mm256_and_si256(hi, c15);
+    } else {
+      hi = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hi, mul), rnd), 24);
+      hi = _mm256_xor_si256(hi, _mm256_and_si256(_mm256_srai_epi32(_mm256_sub_epi32(c43, hi), 31), hi));  // 44 -> 0
+    }
+    __m256i lo = _mm256_sub_epi32(v, _mm256_mullo_epi32(hi, two_g2));
+    lo = _mm256_sub_epi32(lo, _mm256_and_si256(_mm256_srai_epi32(_mm256_sub_epi32(half_q, lo), 31), q));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a1->c + i), hi);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a0->c + i), lo);
+  }
+  const int32_t* w = a1->c;
+  if (g32) {  // 4 bits: two coefficients a byte
+    for (int i = 0; i < mldsa::N / 2; ++i) w1enc[i] = static_cast<uint8_t>(w[2 * i] | (w[2 * i + 1] << 4));
+  } else {  // 6 bits: four coefficients in three bytes
+    for (int i = 0; i < mldsa::N / 4; ++i) {
+      const uint32_t t = static_cast<uint32_t>(w[4 * i] | (w[4 * i + 1] << 6) | (w[4 * i + 2] << 12) | (w[4 * i + 3] << 18));
+      w1enc[3 * i] = static_cast<uint8_t>(t);
+      w1enc[3 * i + 1] = static_cast<uint8_t>(t >> 8);
+      w1enc[3 * i + 2] = static_cast<uint8_t>(t >> 16);
+    }
   }
 }
 

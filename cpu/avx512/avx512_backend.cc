@@ -111,6 +111,7 @@ extern const Backend kAvx512Backend = {
     expand_a_avx512,
     expand_s_avx512,
     expand_mask_avx512,
+    poly8::decompose_w1,
 };
 
 }  // namespace mldsa

@@ -168,6 +168,28 @@ TEST_F(BackendEquivalence, ExpandMask) {
   }
 }
 
+TEST_F(BackendEquivalence, DecomposeW1) {
+  for (int32_t gamma2 : {(Q - 1) / 88, (Q - 1) / 32}) {
+    for (int trial = 0; trial < 64; ++trial) {
+      Poly a, a1[2], a0[2];
+      uint8_t enc[2][192];
+      for (int j = 0; j < N; ++j) {
+        // In [0, q): random, or next to the multiples of 2*gamma2 and the ends
+        // of the range, where the rounding and the 44 -> 0 wrap act.
+        const int32_t m = 2 * gamma2 * uniform(0, (Q - 1) / (2 * gamma2));
+        const int32_t edge = std::clamp(m + uniform(-2, 2) + (j & 1 ? gamma2 : 0), 0, Q - 1);
+        a.c[j] = trial % 2 ? uniform(0, Q - 1) : (j % 7 == 0 ? (j & 8 ? Q - 1 : 0) : edge);
+      }
+      std::memset(enc, 0, sizeof enc);
+      ref_.decompose_w1(&a1[0], &a0[0], enc[0], &a, gamma2);
+      be_->decompose_w1(&a1[1], &a0[1], enc[1], &a, gamma2);
+      ASSERT_TRUE(same_polys(&a1[0], &a1[1], 1)) << "a1, gamma2 " << gamma2 << " trial " << trial;
+      ASSERT_TRUE(same_polys(&a0[0], &a0[1], 1)) << "a0, gamma2 " << gamma2 << " trial " << trial;
+      ASSERT_EQ(0, std::memcmp(enc[0], enc[1], sizeof enc[0])) << "w1Encode, gamma2 " << gamma2;
+    }
+  }
+}
+
 // Whole operations: keys, signatures and verdicts from the backend under test
 // equal those from ref, byte for byte.
 TEST_F(BackendEquivalence, KeygenSignVerify) {
