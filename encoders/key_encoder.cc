@@ -165,8 +165,9 @@ bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* c
     // The core's callback raises its own reason ("No password method specified").
     if (ERR_peek_last_error() == 0) MLDSA_RAISE(R_NOT_SUPPORTED);
   } else if (PKCS8_PRIV_KEY_INFO* p8 = make_p8info(ctx, key)) {
+    // pbe_nid -1: PBES2 with OpenSSL's default PBKDF2 settings, random salt and IV.
     X509_SIG* sig = PKCS8_encrypt_ex(-1, cipher, pass, static_cast<int>(pass_len), nullptr, 0, 0, p8, libctx,
-                                     nullptr);
+                                     props);
     PKCS8_PRIV_KEY_INFO_free(p8);
     if (sig != nullptr) {
       out.len = i2d_X509_SIG(sig, &out.data);
