@@ -9,8 +9,8 @@ Three "sides" run the openssl command line:
 Each area checks both directions between openssl35 and each of our sides.
 
 Usage: interop.py --provider MODULE.so --probe PROBE [--openssl30 PATH] AREA
-AREA: capabilities30 capabilities keys sign x509 cms tls speed speed_async
-Every area but capabilities30 needs OPENSSL35 (a 3.5+ openssl binary); without
+AREA: capabilities30 async30 capabilities keys sign x509 cms tls speed speed_async
+Every area but capabilities30 and async30 needs OPENSSL35 (a 3.5+ openssl binary); without
 it the script prints "skipped: OPENSSL35 not set" and exits 77.
 """
 import argparse
@@ -481,6 +481,22 @@ def area_capabilities30(checks, probe_exe, module):
                      f"OpenSSL 3.0: {v} keymgmt and signature come from {OURS}")
 
 
+def area_async30(checks, probe_exe, module):
+    """Keygen, sign and verify inside an ASYNC job on OpenSSL 3.0: OpenSSL runs
+    jobs on 32 KiB fibre stacks (openssl speed -async_jobs, async TLS servers),
+    so the provider must fit in them."""
+    cmd = [probe_exe, "--modules", os.path.dirname(module), "--async", OURS, "default"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+        out, rc = p.stdout + p.stderr, p.returncode
+    except subprocess.TimeoutExpired:
+        out, rc = "(timed out)", 124
+    detail = f"$ {' '.join(cmd)}\n  rc={rc}\n{out[-2000:]}"
+    checks.check(rc == 0, "OpenSSL 3.0: provider_probe --async exits cleanly", detail)
+    for v in VARIANTS:
+        checks.check(f"async {v} ok" in out, f"OpenSSL 3.0: {v} keygen, sign, verify inside an ASYNC job", detail)
+
+
 def area_capabilities(checks, o35, probe_exe, module):
     prefix = runner_for(o35)
     if prefix is None:
@@ -501,6 +517,11 @@ def area_capabilities(checks, o35, probe_exe, module):
         checks.check(f"fetch KEYMGMT {v} {OURS}" in lines and f"fetch SIGNATURE {v} {OURS}" in lines,
                      f"OpenSSL 3.5: {PROPQ} picks {OURS} for {v} keymgmt and signature "
                      "(so libssl uses our TLS-SIGALG entry, not the default one)")
+    # Control for async30: the ASYNC job harness with OpenSSL 3.5's own ML-DSA.
+    p = subprocess.run(prefix + [probe_exe, "--async", "default"], capture_output=True, text=True, timeout=TIMEOUT)
+    checks.check(p.returncode == 0 and all(f"async {v} ok" in p.stdout for v in VARIANTS),
+                 "OpenSSL 3.5: its own ML-DSA keygen, sign, verify inside ASYNC jobs (control for async30)",
+                 p.stdout + p.stderr)
     return None
 
 
@@ -509,13 +530,16 @@ def main():
     ap.add_argument("--provider", required=True, help="path of mldsa-accel.so")
     ap.add_argument("--probe", help="path of provider_probe")
     ap.add_argument("--openssl30", default=shutil.which("openssl") or "openssl", help="the system openssl (3.0)")
-    ap.add_argument("area", choices=["capabilities30", "capabilities", "keys", "sign", "x509", "cms", "tls", "speed", "speed_async"])
+    ap.add_argument("area", choices=["capabilities30", "async30", "capabilities", "keys", "sign", "x509", "cms", "tls", "speed", "speed_async"])
     args = ap.parse_args()
     module = os.path.realpath(args.provider)
     checks = Checks()
 
     if args.area == "capabilities30":
         area_capabilities30(checks, args.probe, module)
+        return checks.finish()
+    if args.area == "async30":
+        area_async30(checks, args.probe, module)
         return checks.finish()
 
     o35 = os.environ.get("OPENSSL35")

@@ -8,8 +8,11 @@
 //   capability <provider> <capability> rc=<return of get_capabilities>
 //   fetch <KEYMGMT|SIGNATURE> <algorithm> <provider that answered, or "-">
 //   ssl_ctx ok|failed
+//   async <algorithm> ok|failed   (with --async: keygen, sign and verify inside
+//                                  an ASYNC job, i.e. on OpenSSL's 32 KiB fibre stack)
 //
-// Usage: provider_probe [--modules DIR] [--propq QUERY] PROVIDER...
+// Usage: provider_probe [--modules DIR] [--propq QUERY] [--async] PROVIDER...
+#include <openssl/async.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -59,22 +62,68 @@ int print_sigalg(const OSSL_PARAM params[], void* arg) {
 
 int ignore_entry(const OSSL_PARAM*, void*) { return 1; }
 
+struct AsyncWork {
+  OSSL_LIB_CTX* libctx;
+  const char* alg;
+  const char* propq;
+};
+
+// Keygen, sign and verify, as an application's ASYNC job (openssl speed
+// -async_jobs, an async TLS server) would run them. Returns 1 when the
+// signature verifies.
+int sign_in_job(void* arg) {
+  const AsyncWork* w = *static_cast<AsyncWork* const*>(arg);
+  EVP_PKEY* key = nullptr;
+  EVP_PKEY_CTX* gen = EVP_PKEY_CTX_new_from_name(w->libctx, w->alg, w->propq);
+  if (gen == nullptr || EVP_PKEY_keygen_init(gen) != 1 || EVP_PKEY_generate(gen, &key) != 1) key = nullptr;
+  EVP_PKEY_CTX_free(gen);
+  if (key == nullptr) return 0;
+  const unsigned char msg[] = "signed inside an ASYNC job";
+  unsigned char sig[5000];
+  size_t siglen = sizeof sig;
+  int ok = 0;
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  if (md != nullptr && EVP_DigestSignInit_ex(md, nullptr, nullptr, w->libctx, w->propq, key, nullptr) == 1 &&
+      EVP_DigestSign(md, sig, &siglen, msg, sizeof msg) == 1) {
+    EVP_MD_CTX_reset(md);
+    ok = EVP_DigestVerifyInit_ex(md, nullptr, nullptr, w->libctx, w->propq, key, nullptr) == 1 &&
+         EVP_DigestVerify(md, sig, siglen, msg, sizeof msg) == 1;
+  }
+  EVP_MD_CTX_free(md);
+  EVP_PKEY_free(key);
+  return ok;
+}
+
+bool run_in_job(AsyncWork* work) {
+  ASYNC_JOB* job = nullptr;
+  ASYNC_WAIT_CTX* wait = ASYNC_WAIT_CTX_new();
+  int ret = 0;
+  int st = ASYNC_PAUSE;
+  // A job that pauses (a provider waiting for a batch) is resumed until done.
+  while (st == ASYNC_PAUSE) st = ASYNC_start_job(&job, wait, &ret, sign_in_job, &work, sizeof work);
+  ASYNC_WAIT_CTX_free(wait);
+  return st == ASYNC_FINISH && ret == 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string modules, propq;
   std::vector<std::string> names;
+  bool async = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--modules") == 0 && i + 1 < argc) {
       modules = argv[++i];
     } else if (std::strcmp(argv[i], "--propq") == 0 && i + 1 < argc) {
       propq = argv[++i];
+    } else if (std::strcmp(argv[i], "--async") == 0) {
+      async = true;
     } else {
       names.emplace_back(argv[i]);
     }
   }
   if (names.empty()) {
-    std::fprintf(stderr, "usage: provider_probe [--modules DIR] [--propq QUERY] PROVIDER...\n");
+    std::fprintf(stderr, "usage: provider_probe [--modules DIR] [--propq QUERY] [--async] PROVIDER...\n");
     return 2;
   }
 
@@ -119,6 +168,16 @@ int main(int argc, char** argv) {
   std::printf("ssl_ctx %s\n", ssl ? "ok" : "failed");
   if (ssl == nullptr) ERR_print_errors_fp(stderr);
   SSL_CTX_free(ssl);
+
+  if (async) {
+    if (!ASYNC_is_capable()) std::printf("async unsupported\n");
+    for (const char* alg : {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87"}) {
+      AsyncWork work{libctx, alg, q};
+      std::printf("async %s %s\n", alg, run_in_job(&work) ? "ok" : "failed");
+      std::fflush(stdout);
+    }
+    ERR_print_errors_fp(stderr);
+  }
 
   for (OSSL_PROVIDER* prov : loaded) OSSL_PROVIDER_unload(prov);
   OSSL_LIB_CTX_free(libctx);
