@@ -62,7 +62,7 @@ void expand_a_avx2(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
   keccak_lanes::expand_a<Avx2Ops>(A, rho, k, l, poly8::rej_ntt);
 }
 void expand_s_avx2(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
-  keccak_lanes::expand_s<Avx2Ops>(s, n, rhoprime, eta, nonce);
+  keccak_lanes::expand_s<Avx2Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);
 }
 void expand_mask_avx2(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   keccak_lanes::expand_mask<Avx2Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);

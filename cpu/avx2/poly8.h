@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu/ct.h"
 #include "cpu/poly.h"
 #include "cpu/sampling.h"
 
@@ -45,22 +46,53 @@ inline __m256i candidates24(const uint8_t* p) {
 }
 
 // RejNTTPoly's parsing (Algorithm 30): as mldsa::rej_ntt_coeffs. A^ is
-// public, so indexing a table by the accept mask is fine.
+// public, so indexing a table by the accept mask is fine. A full vector is
+// stored while at least 8 slots are left; lanes past the accepted ones are
+// overwritten by the next store.
 inline unsigned rej_ntt(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len) {
-  alignas(32) int32_t tmp[mldsa::N + 8];  // room for a full vector past the end
-  std::memcpy(tmp, a, ctr * sizeof(int32_t));
   size_t pos = 0;
   const __m256i q = _mm256_set1_epi32(mldsa::Q);
   while (ctr + 8 <= mldsa::N && pos + 28 <= len) {
     const __m256i v = candidates24(buf + pos);
     const unsigned m = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(q, v))));
     const __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kCompress.idx[m])));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(tmp + ctr), _mm256_permutevar8x32_epi32(v, perm));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + ctr), _mm256_permutevar8x32_epi32(v, perm));
     ctr += static_cast<unsigned>(__builtin_popcount(m));
     pos += 24;
   }
-  std::memcpy(a, tmp, ctr * sizeof(int32_t));
   return mldsa::rej_ntt_coeffs(a, ctr, buf + pos, len - pos);  // the tail, one candidate at a time
+}
+
+// RejBoundedPoly's parsing (Algorithm 31): as mldsa::rej_bounded_coeffs,
+// 8 half-byte candidates from 4 bytes at a time. The candidates are secret;
+// only the accept mask is declassified (cpu/ct.h), and it alone picks the
+// compress pattern and the count.
+inline unsigned rej_bounded(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len, unsigned eta) {
+  size_t pos = 0;
+  const __m128i spread = _mm_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i shift = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4);
+  const __m256i nib = _mm256_set1_epi32(15);
+  const __m256i limit = _mm256_set1_epi32(eta == 2 ? 15 : 9);
+  const __m256i top = _mm256_set1_epi32(static_cast<int32_t>(eta));
+  while (ctr + 8 <= mldsa::N && pos + 4 <= len) {
+    uint32_t w;
+    std::memcpy(&w, buf + pos, 4);
+    const __m128i bytes = _mm_shuffle_epi8(_mm_cvtsi32_si128(static_cast<int>(w)), spread);
+    const __m256i b = _mm256_and_si256(_mm256_srlv_epi32(_mm256_cvtepu8_epi32(bytes), shift), nib);
+    __m256i r = b;
+    if (eta == 2) {  // b mod 5 for b < 15: b - ((205 b) >> 10) * 5
+      const __m256i t = _mm256_srli_epi32(_mm256_mullo_epi16(b, _mm256_set1_epi32(205)), 10);
+      r = _mm256_sub_epi32(b, _mm256_add_epi32(_mm256_slli_epi32(t, 2), t));
+    }
+    const __m256i v = _mm256_sub_epi32(top, r);
+    const unsigned m = mldsa::declassify(
+        static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(limit, b)))));
+    const __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(kCompress.idx[m])));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + ctr), _mm256_permutevar8x32_epi32(v, perm));
+    ctr += static_cast<unsigned>(__builtin_popcount(m));
+    pos += 4;
+  }
+  return mldsa::rej_bounded_coeffs(a, ctr, buf + pos, len - pos, eta);
 }
 
 // ExpandMask's unpacking: z_i = 2^g - (bits of width g+1), as mldsa::unpack_z.

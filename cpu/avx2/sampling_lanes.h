@@ -94,8 +94,10 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
   }
 }
 
+// rej parses a stream as mldsa::rej_bounded_coeffs does.
 template <class Ops>
-void expand_s(mldsa::Poly* s, unsigned n_polys, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
+void expand_s(mldsa::Poly* s, unsigned n_polys, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce,
+              unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t, unsigned)) {
   using mldsa::N;
   constexpr unsigned W = Ops::kWays, kBlocks = 2;
   alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE256_RATE];
@@ -113,7 +115,7 @@ void expand_s(mldsa::Poly* s, unsigned n_polys, const uint8_t rhoprime[64], unsi
     unsigned ctr[W];
     unsigned short_of = 0;
     for (unsigned w = 0; w < n; ++w) {
-      ctr[w] = mldsa::rej_bounded_coeffs(s[start + w].c, 0, buf[w], sizeof buf[w], eta);
+      ctr[w] = rej(s[start + w].c, 0, buf[w], sizeof buf[w], eta);
       short_of |= mldsa::declassify(ctr[w] < N);  // only the accept count is public
     }
     while (short_of) {
@@ -122,7 +124,7 @@ void expand_s(mldsa::Poly* s, unsigned n_polys, const uint8_t rhoprime[64], unsi
       h.squeeze_block(out, mldsa::SHAKE256_RATE);
       short_of = 0;
       for (unsigned w = 0; w < n; ++w) {
-        ctr[w] = mldsa::rej_bounded_coeffs(s[start + w].c, ctr[w], buf[w], mldsa::SHAKE256_RATE, eta);
+        ctr[w] = rej(s[start + w].c, ctr[w], buf[w], mldsa::SHAKE256_RATE, eta);
         short_of |= mldsa::declassify(ctr[w] < N);
       }
     }

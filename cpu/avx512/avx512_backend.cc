@@ -88,9 +88,9 @@ void expand_a_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
 // Four or fewer polynomials: the 4-way permutation costs less than half-empty 8-way.
 void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
   if (n <= 4)
-    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce);
+    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);
   else
-    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce);
+    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);
 }
 void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   if (l <= 4)
