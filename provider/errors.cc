@@ -44,6 +44,8 @@ const OSSL_ITEM kReasons[] = {
     {R_INTERNAL_ERROR, const_cast<char*>("internal error")},
     {R_BAD_DIGEST_LENGTH, const_cast<char*>("pre-hash digest has the wrong length")},
     {R_PARAM_AFTER_UPDATE, const_cast<char*>("signature parameter set after message data")},
+    {R_BAD_CONFIG, const_cast<char*>("bad mldsa-accel routing setting")},
+    {R_GPU_UNAVAILABLE, const_cast<char*>("gpu = on, but no GPU can be used")},
     {0, nullptr},
 };
 // One string per reason, nothing else.
@@ -93,6 +95,10 @@ void errors_detach(const OSSL_CORE_HANDLE* handle) {
 }
 
 void raise_error(int reason, const char* file, int line, const char* func) {
+  raise_error_detail(reason, file, line, func, nullptr);
+}
+
+void raise_error_detail(int reason, const char* file, int line, const char* func, const char* detail) {
   Upcalls u{};
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -102,12 +108,18 @@ void raise_error(int reason, const char* file, int line, const char* func) {
     // No live instance (cannot happen while OpenSSL calls us); still record it.
     ERR_new();
     ERR_set_debug(file, line, func);
-    ERR_set_error(ERR_LIB_PROV, reason, nullptr);
+    if (detail != nullptr)
+      ERR_set_error(ERR_LIB_PROV, reason, "%s", detail);
+    else
+      ERR_set_error(ERR_LIB_PROV, reason, nullptr);
     return;
   }
   u.new_error(u.handle);
   u.set_error_debug(u.handle, file, line, func);
-  set_error(u, reason, nullptr);
+  if (detail != nullptr)
+    set_error(u, reason, "%s", detail);
+  else
+    set_error(u, reason, nullptr);
 }
 
 void raise_status(mldsa::Status s, const char* file, int line, const char* func) {

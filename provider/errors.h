@@ -39,6 +39,8 @@ enum Reason : int {
   R_INTERNAL_ERROR,
   R_BAD_DIGEST_LENGTH,           // HashML-DSA: pre-hash digest of the wrong length
   R_PARAM_AFTER_UPDATE,          // a signing parameter changed after message data arrived
+  R_BAD_CONFIG,                  // a routing setting (openssl.cnf / MLDSA_ACCEL_*) is malformed
+  R_GPU_UNAVAILABLE,             // gpu = on, but no GPU can be used
   R_END,                         // not a reason: one past the last (add new reasons above)
 };
 
@@ -46,6 +48,10 @@ enum Reason : int {
 // + ERR_set_error through the core's upcalls).
 #define MLDSA_RAISE(reason) ::mldsa::prov::raise_error((reason), OPENSSL_FILE, OPENSSL_LINE, __func__)
 void raise_error(int reason, const char* file, int line, const char* func);
+// The same with a detail text after the reason ("gpu_max_batch: '0' is ...").
+#define MLDSA_RAISE_DETAIL(reason, detail) \
+  ::mldsa::prov::raise_error_detail((reason), OPENSSL_FILE, OPENSSL_LINE, __func__, (detail))
+void raise_error_detail(int reason, const char* file, int line, const char* func, const char* detail);
 // Maps a core Status to a reason and raises it.
 void raise_status(mldsa::Status s, const char* file, int line, const char* func);
 #define MLDSA_RAISE_STATUS(st) ::mldsa::prov::raise_status((st), OPENSSL_FILE, OPENSSL_LINE, __func__)
