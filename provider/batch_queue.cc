@@ -1,0 +1,264 @@
+// batch_queue.cc - the bounded request queue, its dispatcher thread, and the
+// completions that wake blocked threads and paused ASYNC jobs.
+#include "provider/batch_queue.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace mldsa::prov {
+
+namespace {
+
+// Its address names our eventfd in any ASYNC_WAIT_CTX.
+const char kWaitKey = 0;
+
+// The wait ctx owns the eventfd: one per wait ctx, reused by every request
+// of its job, closed when the application frees the wait ctx.
+void close_wait_fd(ASYNC_WAIT_CTX*, const void*, OSSL_ASYNC_FD fd, void*) { close(fd); }
+
+size_t bucket_of(const Request& r) {
+  return static_cast<size_t>(r.params->id) * kBatchOps + static_cast<size_t>(r.op);
+}
+
+}  // namespace
+
+const char* batch_op_name(BatchOp op) {
+  switch (op) {
+    case BatchOp::sign: return "sign";
+    case BatchOp::verify: return "verify";
+    case BatchOp::keygen: return "keygen";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------
+// Completion
+
+bool Completion::arm() {
+  job_ = ASYNC_get_current_job();
+  if (job_ == nullptr) return true;
+  ASYNC_WAIT_CTX* w = ASYNC_get_wait_ctx(job_);
+  if (w == nullptr) {
+    // A job nobody can be told about: block its thread instead.
+    job_ = nullptr;
+    return true;
+  }
+  if (ASYNC_WAIT_CTX_get_callback(w, &callback_, &callback_arg_) == 1 && callback_ != nullptr) return true;
+  callback_ = nullptr;
+  OSSL_ASYNC_FD fd = -1;
+  void* custom = nullptr;
+  if (ASYNC_WAIT_CTX_get_fd(w, &kWaitKey, &fd, &custom) == 1) {
+    fd_ = fd;
+    return true;
+  }
+  fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (fd < 0) return false;
+  if (ASYNC_WAIT_CTX_set_wait_fd(w, &kWaitKey, fd, nullptr, close_wait_fd) != 1) {
+    close(fd);
+    return false;
+  }
+  fd_ = fd;
+  return true;
+}
+
+void Completion::wait() {
+  if (job_ != nullptr) {
+    // The application may resume the job before the result is in (another
+    // event, or the eventfd written just before done is set): pause again.
+    while (!job_done_.load(std::memory_order_acquire)) {
+      if (ASYNC_pause_job() != 1) std::this_thread::yield();
+    }
+    if (fd_ >= 0) {
+      uint64_t count;
+      // Drain, so the fd is quiet until the job's next request.
+      [[maybe_unused]] ssize_t n = read(fd_, &count, sizeof count);
+    }
+    return;
+  }
+  std::unique_lock<std::mutex> lock(m_);
+  cv_.wait(lock, [this] { return done_; });
+}
+
+void Completion::signal() {
+  if (job_ != nullptr) {
+    if (callback_ != nullptr) {
+      // Done first: the callback may resume the job at once, which must then
+      // find its result. The callback and its argument are the application's.
+      ASYNC_callback_fn cb = callback_;
+      void* arg = callback_arg_;
+      job_done_.store(true, std::memory_order_release);
+      cb(arg);
+      return;
+    }
+    // The fd before done: once done is seen, the job may return and its
+    // application free the wait ctx (and the fd with it).
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(fd_, &one, sizeof one);
+    job_done_.store(true, std::memory_order_release);
+    return;
+  }
+  // Notified under the lock: the waiter cannot return (and free this) before.
+  std::lock_guard<std::mutex> lock(m_);
+  done_ = true;
+  cv_.notify_one();
+}
+
+// ---------------------------------------------------------------------------
+// The CPU path
+
+void run_on_cpu(Request& r) {
+  switch (r.op) {
+    case BatchOp::sign:
+      r.status = mldsa::sign_mu(*r.priv, {r.mu, mldsa::MU_BYTES}, r.rnd, r.sig_out);
+      return;
+    case BatchOp::verify:
+      r.status = mldsa::verify_mu(*r.pub, {r.mu, mldsa::MU_BYTES}, {r.sig, r.sig_len});
+      return;
+    case BatchOp::keygen: {
+      std::unique_ptr<mldsa::PrivateKey> key;
+      r.status = mldsa::PrivateKey::from_seed(*r.params, {r.seed, mldsa::SEED_BYTES}, key);
+      if (r.status != mldsa::Status::ok) return;
+      std::memcpy(r.pk_out, key->public_key().encoded().data(), r.params->pk_bytes);
+      std::memcpy(r.sk_out, key->encoded().data(), r.params->sk_bytes);
+      return;
+    }
+  }
+  r.status = mldsa::Status::internal_error;
+}
+
+// ---------------------------------------------------------------------------
+// BatchQueue
+
+BatchQueue::BatchQueue(std::shared_ptr<BatchExecutor> executor, QueueLimits limits,
+                       std::function<void(const std::string&)> on_error)
+    : executor_(std::move(executor)), limits_(limits), on_error_(std::move(on_error)) {}
+
+BatchQueue::~BatchQueue() { stop(); }
+
+bool BatchQueue::submit(Request& r) {
+  if (!r.completion.arm() || !push(r)) {
+    refused_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  r.completion.wait();
+  return true;
+}
+
+bool BatchQueue::push(Request& r) {
+  std::lock_guard<std::mutex> lock(m_);
+  if (stopping_ || pending_ >= limits_.capacity) return false;
+  if (!dispatcher_.joinable()) {
+    try {
+      dispatcher_ = std::thread(&BatchQueue::run, this);
+    } catch (...) {
+      return false;  // no thread: this request, and the next ones, run on the CPU
+    }
+  }
+  std::deque<Entry>& b = buckets_[bucket_of(r)];
+  b.push_back({&r, std::chrono::steady_clock::now()});
+  ++pending_;
+  // The dispatcher needs to know of a new deadline (first entry) or a full batch.
+  if (b.size() == 1 || b.size() == limits_.max_batch) cv_.notify_one();
+  return true;
+}
+
+void BatchQueue::stop() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    stopping_ = true;
+    cv_.notify_all();
+  }
+  if (dispatcher_.joinable()) dispatcher_.join();
+}
+
+void BatchQueue::run() {
+  std::vector<Request*> batch;
+  batch.reserve(limits_.max_batch);
+  size_t next_bucket = 0;  // round robin, so a busy bucket cannot starve the others
+  std::unique_lock<std::mutex> lock(m_);
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    auto earliest = std::chrono::steady_clock::time_point::max();
+    bool any = false;
+    std::deque<Entry>* ready = nullptr;
+    for (size_t i = 0; i < kBuckets && ready == nullptr; ++i) {
+      const size_t k = (next_bucket + i) % kBuckets;
+      std::deque<Entry>& b = buckets_[k];
+      if (b.empty()) continue;
+      any = true;
+      const auto due = b.front().queued + limits_.max_wait;
+      if (stopping_ || b.size() >= limits_.max_batch || due <= now) {
+        ready = &b;
+        next_bucket = k + 1;
+      } else {
+        earliest = std::min(earliest, due);
+      }
+    }
+    if (ready == nullptr) {
+      if (stopping_) return;  // nothing left waiting
+      if (any)
+        cv_.wait_until(lock, earliest);
+      else
+        cv_.wait(lock);
+      continue;
+    }
+    const size_t n = std::min(ready->size(), limits_.max_batch);
+    for (size_t i = 0; i < n; ++i) batch.push_back((*ready)[i].r);
+    ready->erase(ready->begin(), ready->begin() + static_cast<std::ptrdiff_t>(n));
+    const bool draining = stopping_;
+    lock.unlock();
+
+    if (draining) {
+      for (Request* r : batch) run_on_cpu(*r);
+      drained_.fetch_add(n, std::memory_order_relaxed);
+    } else {
+      execute(batch);
+    }
+    requests_.fetch_add(n, std::memory_order_relaxed);
+    for (Request* r : batch) r->completion.signal();  // in request order
+    batch.clear();
+
+    lock.lock();
+    pending_ -= n;
+  }
+}
+
+void BatchQueue::execute(std::span<Request* const> batch) {
+  const mldsa::Params& p = *batch.front()->params;
+  std::string why;
+  bool ok = false;
+  try {
+    switch (batch.front()->op) {
+      case BatchOp::sign: ok = executor_->sign(p, batch, &why); break;
+      case BatchOp::verify: ok = executor_->verify(p, batch, &why); break;
+      case BatchOp::keygen: ok = executor_->keygen(p, batch, &why); break;
+    }
+  } catch (...) {
+    ok = false;
+    why = "executor threw an exception";
+  }
+  batches_.fetch_add(1, std::memory_order_relaxed);
+  if (ok) return;
+  // Whatever the executor wrote is not trusted: every item again, on the CPU.
+  failed_batches_.fetch_add(1, std::memory_order_relaxed);
+  fallbacks_.fetch_add(batch.size(), std::memory_order_relaxed);
+  for (Request* r : batch) run_on_cpu(*r);
+  if (on_error_) on_error_(why.empty() ? "executor error" : why);
+}
+
+QueueStats BatchQueue::stats() const {
+  QueueStats s;
+  s.requests = requests_.load(std::memory_order_relaxed);
+  s.batches = batches_.load(std::memory_order_relaxed);
+  s.failed_batches = failed_batches_.load(std::memory_order_relaxed);
+  s.fallbacks = fallbacks_.load(std::memory_order_relaxed);
+  s.drained = drained_.load(std::memory_order_relaxed);
+  s.refused = refused_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace mldsa::prov

@@ -1,0 +1,84 @@
+// gpu_executor.cc - the GPU engine as a BatchExecutor (built only when the
+// CUDA engine target exists, MLDSA_HAVE_CUDA).
+#include "kernels/engine.h"
+#include "provider/executors.h"
+
+#include <vector>
+
+namespace mldsa::prov {
+
+namespace {
+
+class GpuExecutor final : public BatchExecutor {
+ public:
+  explicit GpuExecutor(std::unique_ptr<mldsa::gpu::Engine> engine) : engine_(std::move(engine)) {}
+  std::string description() const override { return engine_->device_description(); }
+  bool supports(BatchOp op) const override { return op != BatchOp::sign; }
+
+  bool sign(const mldsa::Params&, std::span<Request* const>, std::string* why) override {
+    *why = "the GPU engine does not sign yet";
+    return false;
+  }
+
+  bool verify(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override {
+    items_.resize(batch.size());
+    ok_.resize(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Request& r = *batch[i];
+      items_[i] = {};
+      items_[i].pk = r.pub->encoded().data();
+      items_[i].sig = r.sig;
+      items_[i].sig_len = r.sig_len;
+      items_[i].mu = r.mu;
+    }
+    const mldsa::gpu::EngineStatus st = engine_->verify(p, items_.data(), batch.size(), ok_.data());
+    if (!st.ok()) {
+      *why = st.message;
+      return false;
+    }
+    // The engine says accept or reject; the CPU's finer reasons (a malformed
+    // hint) collapse to verify_failed, which signature.cc raises the same way.
+    for (size_t i = 0; i < batch.size(); ++i)
+      batch[i]->status = ok_[i] ? mldsa::Status::ok : mldsa::Status::verify_failed;
+    return true;
+  }
+
+  bool keygen(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override {
+    const size_t n = batch.size();
+    seeds_.resize(n * mldsa::SEED_BYTES);
+    pks_.resize(n * p.pk_bytes);
+    sks_.resize(n * p.sk_bytes);
+    for (size_t i = 0; i < n; ++i)
+      std::copy_n(batch[i]->seed, mldsa::SEED_BYTES, seeds_.begin() + static_cast<std::ptrdiff_t>(i * mldsa::SEED_BYTES));
+    const mldsa::gpu::EngineStatus st = engine_->keygen(p, seeds_.data(), n, pks_.data(), sks_.data());
+    bool ok = st.ok();
+    if (ok) {
+      for (size_t i = 0; i < n; ++i) {
+        std::copy_n(pks_.data() + i * p.pk_bytes, p.pk_bytes, batch[i]->pk_out);
+        std::copy_n(sks_.data() + i * p.sk_bytes, p.sk_bytes, batch[i]->sk_out);
+        batch[i]->status = mldsa::Status::ok;
+      }
+    } else {
+      *why = st.message;
+    }
+    mldsa::secure_zero(seeds_.data(), seeds_.size());
+    mldsa::secure_zero(sks_.data(), sks_.size());
+    return ok;
+  }
+
+ private:
+  std::unique_ptr<mldsa::gpu::Engine> engine_;
+  // Reused between batches; only the dispatcher thread calls in.
+  std::vector<mldsa::gpu::VerifyItem> items_;
+  std::vector<uint8_t> ok_, seeds_, pks_, sks_;
+};
+
+}  // namespace
+
+std::shared_ptr<BatchExecutor> make_gpu_executor(std::string* why) {
+  std::unique_ptr<mldsa::gpu::Engine> engine = mldsa::gpu::Engine::create(why);
+  if (engine == nullptr) return nullptr;
+  return std::make_shared<GpuExecutor>(std::move(engine));
+}
+
+}  // namespace mldsa::prov

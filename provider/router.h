@@ -1,0 +1,134 @@
+// router.h - per request: compute on the CPU now, or queue for a GPU batch.
+//
+//   GPU off, none, or recently failed      -> CPU
+//   caller inside an OpenSSL ASYNC_JOB     -> queue (the job pauses)
+//   more than gpu_min_inflight in flight   -> queue (the thread blocks)
+//   otherwise (a lone call keeps its latency) -> CPU
+// The queue refusing (full: back-pressure) or the executor failing sends the
+// request to the CPU as well; no request is lost or failed by the GPU.
+#pragma once
+
+#include "provider/batch_queue.h"
+#include "provider/provctx.h"
+
+#include <openssl/core_dispatch.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace mldsa::prov {
+
+enum class GpuMode { automatic, on, off };
+
+// The provider's routing settings: keys of its openssl.cnf section, each
+// overridden by an environment variable.
+//   gpu                   auto|on|off      MLDSA_ACCEL_GPU
+//   gpu_min_inflight      0..1000000       MLDSA_ACCEL_GPU_MIN_INFLIGHT
+//   gpu_max_batch         1..1048576       MLDSA_ACCEL_GPU_MAX_BATCH
+//   gpu_max_wait_us       0..10000000      MLDSA_ACCEL_GPU_MAX_WAIT_US
+//   gpu_queue_depth       1..16777216      MLDSA_ACCEL_GPU_QUEUE_DEPTH
+//   gpu_error_cooldown_ms 0..3600000       MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS
+//   cpu_backend           auto|avx512|avx2|ref   MLDSA_ACCEL_CPU_BACKEND
+// Test hooks, environment only: MLDSA_ACCEL_TEST_EXECUTOR=cpu (the core on
+// the dispatcher thread stands in for the GPU), MLDSA_ACCEL_TEST_FAIL_EVERY=k.
+struct RouterConfig {
+  GpuMode gpu = GpuMode::automatic;
+  size_t min_inflight = 8;
+  QueueLimits limits;
+  std::chrono::milliseconds error_cooldown{1000};  // after an executor error, new work goes to the CPU
+  std::string cpu_backend;                          // empty: the core's own choice (MLDSA_ACCEL_CPU)
+  std::string test_executor;
+  unsigned fail_every = 0;
+};
+
+inline constexpr const char* CONFIG_GPU = "gpu";
+inline constexpr const char* CONFIG_GPU_MIN_INFLIGHT = "gpu_min_inflight";
+inline constexpr const char* CONFIG_GPU_MAX_BATCH = "gpu_max_batch";
+inline constexpr const char* CONFIG_GPU_MAX_WAIT_US = "gpu_max_wait_us";
+inline constexpr const char* CONFIG_GPU_QUEUE_DEPTH = "gpu_queue_depth";
+inline constexpr const char* CONFIG_GPU_ERROR_COOLDOWN_MS = "gpu_error_cooldown_ms";
+inline constexpr const char* CONFIG_CPU_BACKEND = "cpu_backend";
+
+// Sets one key from its text; false with *error ("gpu_max_batch: '0' is not
+// a whole number in 1..1048576") when the value is bad or the key unknown.
+bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view value, std::string* error);
+// The keys through the core's get_params, then the environment on top.
+bool read_router_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn* core_get_params,
+                        RouterConfig& cfg, std::string* error);
+
+// Provider parameters (OSSL_PROVIDER_get_params) the router answers.
+inline constexpr const char* PARAM_CPU_BACKEND = "cpu-backend";          // utf8: "avx512"
+inline constexpr const char* PARAM_GPU_DEVICES = "gpu-devices";          // utf8: "NVIDIA H200 ..." or "none: <reason>"
+inline constexpr const char* PARAM_REQUESTS_CPU = "requests-cpu";        // uint64: computed at once on the CPU
+inline constexpr const char* PARAM_REQUESTS_QUEUED = "requests-queued";  // uint64: completed through the batch queue
+inline constexpr const char* PARAM_QUEUE_FULL = "requests-queue-full";   // uint64: refused by the queue, ran on the CPU
+inline constexpr const char* PARAM_BATCHES = "batches";                  // uint64: handed to the executor
+inline constexpr const char* PARAM_MEAN_BATCH = "mean-batch-size";       // double
+inline constexpr const char* PARAM_FALLBACKS = "fallbacks";              // uint64: items recomputed after executor errors
+
+struct RouterCounters {
+  uint64_t cpu = 0, queued = 0, queue_full = 0, batches = 0, failed_batches = 0, fallbacks = 0;
+  double mean_batch = 0;
+};
+
+class Router {
+ public:
+  // Applies cpu_backend; chooses the executor (the test hooks, else the GPU:
+  // probed here with gpu = on, which fails without one, at first need with
+  // gpu = auto). nullptr with *error on a bad setting, and *no_gpu = true
+  // when the reason is gpu = on without a usable GPU.
+  static std::unique_ptr<Router> create(const RouterConfig& cfg, std::string* error, bool* no_gpu = nullptr);
+  // With this executor (nullptr: none); for tests.
+  Router(const RouterConfig& cfg, std::shared_ptr<BatchExecutor> executor, std::string devices);
+  ~Router();
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+
+  mldsa::Status sign(const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* rnd,
+                     uint8_t* sig);
+  mldsa::Status verify(const mldsa::PublicKey& key, const uint8_t mu[mldsa::MU_BYTES],
+                       std::span<const uint8_t> sig);
+
+  RouterCounters counters() const;
+  // The GPU devices, or "none: <reason>" (probes the GPU with gpu = auto).
+  const std::string& gpu_devices();
+  // Answers the PARAM_* the array asks for; false if one cannot be set.
+  bool get_params(OSSL_PARAM params[]);
+  // Completes queued requests on the CPU and stops the dispatcher; later
+  // requests run on the CPU.
+  void stop();
+
+ private:
+  Router(const RouterConfig& cfg);
+  void probe();
+  void install(std::shared_ptr<BatchExecutor> executor, std::string devices);
+  BatchQueue* queue_for(const Request& r);
+  mldsa::Status route(Request& r);
+  // executor_, queue_ and devices_ are set once, by install(); other threads
+  // read them only after a call_once on probed_ or once this says so.
+  bool probed() const { return probed_done_.load(std::memory_order_acquire); }
+
+  const RouterConfig cfg_;
+  std::once_flag probed_;
+  std::atomic<bool> probed_done_{false};
+  std::shared_ptr<BatchExecutor> executor_;
+  std::unique_ptr<BatchQueue> queue_;
+  std::string devices_;
+  std::atomic<size_t> inflight_{0};
+  std::atomic<int64_t> cpu_only_until_{0};  // steady_clock ns; set after an executor error
+  std::atomic<uint64_t> cpu_{0}, queued_{0}, queue_full_{0};
+};
+
+// The signature path's entry points: through the provider's router, or the
+// core directly when it has none.
+mldsa::Status routed_sign(ProvCtx* ctx, const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES],
+                          const uint8_t* rnd, uint8_t* sig);
+mldsa::Status routed_verify(ProvCtx* ctx, const mldsa::PublicKey& key, const uint8_t mu[mldsa::MU_BYTES],
+                            std::span<const uint8_t> sig);
+
+}  // namespace mldsa::prov
