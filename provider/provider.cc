@@ -4,6 +4,7 @@
 #include "provider/capabilities.h"
 #include "provider/errors.h"
 #include "provider/provctx.h"
+#include "provider/router.h"
 #include "provider/signature.h"
 #ifdef MLDSA_HAVE_ENCODERS
 #include "encoders/encoders.h"
@@ -15,7 +16,9 @@
 #include <openssl/opensslv.h>
 #include <openssl/params.h>
 
+#include <memory>
 #include <new>
+#include <string>
 
 #ifndef MLDSA_ACCEL_VERSION
 #define MLDSA_ACCEL_VERSION "0.0.0"
@@ -33,12 +36,21 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, nullptr, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
     OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr),
+    // Routing (provider/router.h).
+    OSSL_PARAM_utf8_ptr(PARAM_CPU_BACKEND, nullptr, 0),
+    OSSL_PARAM_utf8_ptr(PARAM_GPU_DEVICES, nullptr, 0),
+    OSSL_PARAM_uint64(PARAM_REQUESTS_CPU, nullptr),
+    OSSL_PARAM_uint64(PARAM_REQUESTS_QUEUED, nullptr),
+    OSSL_PARAM_uint64(PARAM_QUEUE_FULL, nullptr),
+    OSSL_PARAM_uint64(PARAM_BATCHES, nullptr),
+    OSSL_PARAM_double(PARAM_MEAN_BATCH, nullptr),
+    OSSL_PARAM_uint64(PARAM_FALLBACKS, nullptr),
     OSSL_PARAM_END,
 };
 
 const OSSL_PARAM* prov_gettable_params(void* /*provctx*/) { return kGettable; }
 
-int prov_get_params(void* /*provctx*/, OSSL_PARAM params[]) {
+int prov_get_params(void* provctx, OSSL_PARAM params[]) {
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != nullptr && !OSSL_PARAM_set_utf8_ptr(p, kName))
     return 0;
@@ -49,6 +61,8 @@ int prov_get_params(void* /*provctx*/, OSSL_PARAM params[]) {
       !OSSL_PARAM_set_utf8_ptr(p, kBuildInfo))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr && !OSSL_PARAM_set_int(p, 1)) return 0;
+  Router* router = provctx ? static_cast<ProvCtx*>(provctx)->router : nullptr;
+  if (router != nullptr && !router->get_params(params)) return 0;
   return 1;
 }
 
@@ -70,6 +84,8 @@ const OSSL_ITEM* prov_get_reason_strings(void* /*provctx*/) { return reason_stri
 void prov_teardown(void* provctx) {
   ProvCtx* ctx = static_cast<ProvCtx*>(provctx);
   if (ctx == nullptr) return;
+  // Queued requests complete (on the CPU) before anything they use goes.
+  delete ctx->router;
   errors_detach(ctx->handle);
   OSSL_LIB_CTX_free(ctx->libctx);
   delete ctx;
@@ -152,6 +168,24 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
   ctx->config = read_config(handle, core.get_params);
   ctx->core_version = core_version(handle, core);
   errors_attach(handle, in);
+  {
+    // Routing: a bad setting, or gpu = on without a GPU, refuses the load.
+    RouterConfig rc;
+    std::string why;
+    std::unique_ptr<Router> router;
+    if (read_router_config(handle, core.get_params, rc, &why)) {
+      bool no_gpu = false;
+      router = Router::create(rc, &why, &no_gpu);
+      if (router == nullptr) MLDSA_RAISE_DETAIL(no_gpu ? R_GPU_UNAVAILABLE : R_BAD_CONFIG, why.c_str());
+    } else {
+      MLDSA_RAISE_DETAIL(R_BAD_CONFIG, why.c_str());
+    }
+    if (router == nullptr) {
+      prov_teardown(ctx);
+      return 0;
+    }
+    ctx->router = router.release();
+  }
   if (!register_objects(handle, core)) {
     // Without them certificates signed with ML-DSA would not verify: refuse
     // to load rather than half work.
