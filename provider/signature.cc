@@ -10,6 +10,7 @@
 #include "keymgmt/key.h"
 #include "provider/errors.h"
 #include "provider/provctx.h"
+#include "provider/router.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -281,7 +282,8 @@ int sign_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], uint8_t* sig, siz
     if (RAND_priv_bytes_ex(c->provctx->libctx, rnd, sizeof rnd, 0) <= 0) r = nullptr;
     ERR_pop_to_mark();
   }
-  mldsa::Status st = mldsa::sign_mu(*c->key->priv, {mu, mldsa::MU_BYTES}, r, sig);
+  // CPU now or a GPU batch (provider/router.h); the same bytes either way.
+  mldsa::Status st = routed_sign(c->provctx, *c->key->priv, mu, r, sig);
   OPENSSL_cleanse(rnd, sizeof rnd);
   if (st != mldsa::Status::ok) {
     MLDSA_RAISE_STATUS(st);
@@ -318,7 +320,7 @@ int verify_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* 
     MLDSA_RAISE(R_BAD_SIGNATURE_LENGTH);
     return 0;
   }
-  mldsa::Status st = mldsa::verify_mu(*c->key->public_key(), {mu, mldsa::MU_BYTES}, {sig, siglen});
+  mldsa::Status st = routed_verify(c->provctx, *c->key->public_key(), mu, {sig, siglen});
   if (st != mldsa::Status::ok) {
     MLDSA_RAISE_STATUS(st);
     return 0;
