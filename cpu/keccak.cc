@@ -77,7 +77,10 @@ void Keccak::absorb(const uint8_t* in, size_t len) {
     }
     size_t take = rate - pos;
     if (take > len) take = len;
-    for (size_t i = 0; i < take; ++i) {
+    size_t i = 0;
+    if (pos % 8 == 0)  // lane-aligned (e.g. after a 64-byte mu or tr): whole lanes first
+      for (; i + 8 <= take; i += 8) s[(pos + i) / 8] ^= load64(in + i);
+    for (; i < take; ++i) {
       const unsigned p = pos + static_cast<unsigned>(i);
       s[p / 8] ^= static_cast<uint64_t>(in[i]) << (8 * (p % 8));
     }
