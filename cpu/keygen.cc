@@ -39,7 +39,14 @@ void finish_public(PublicKey::Expanded& x, Poly* t1) {
   }
 }
 
-// Every secret value lives inside Expanded or a local wiped before return.
+// KeyGen's and skDecode's vectors, on the heap (OpenSSL's ASYNC jobs run on
+// 32 KiB stacks) and wiped when done.
+struct KeyScratch {
+  Poly s1[MAX_L], s2[MAX_K], t1[MAX_K], t0[MAX_K], t0_check[MAX_K];
+  ~KeyScratch() { secure_zero(this, sizeof *this); }
+};
+
+// Every secret value lives inside Expanded or a scratch wiped before return.
 void ntt_vec(Poly* v, unsigned n) {
   const Backend& be = backend();
   for (unsigned i = 0; i < n; ++i) be.ntt(&v[i]);
@@ -63,10 +70,10 @@ Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::uniq
   if (pk.size() != p.pk_bytes) return Status::bad_pk_length;
   auto x = std::make_unique<Expanded>();
   x->p = &p;
-  Poly t1[MAX_K];
-  pk_decode(p, pk.data(), x->rho, t1);
+  auto t1 = std::make_unique<Poly[]>(MAX_K);
+  pk_decode(p, pk.data(), x->rho, t1.get());
   backend().expand_a(x->A, x->rho, p.k, p.l);
-  finish_public(*x, t1);
+  finish_public(*x, t1.get());
   out.reset(new PublicKey(std::move(x)));
   return Status::ok;
 }
@@ -108,7 +115,8 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
 
   const Backend& be = backend();
   be.expand_a(px->A, px->rho, p.k, p.l);
-  Poly s1[MAX_L], s2[MAX_K], t1[MAX_K], t0[MAX_K];
+  auto scratch = std::make_unique<KeyScratch>();
+  Poly *s1 = scratch->s1, *s2 = scratch->s2, *t1 = scratch->t1, *t0 = scratch->t0;
   be.expand_s(s1, p.l, rhoprime, p.eta, 0);
   be.expand_s(s2, p.k, rhoprime, p.eta, static_cast<uint16_t>(p.l));
   std::memcpy(x->s1_hat, s1, sizeof(Poly) * p.l);
@@ -125,9 +133,6 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
 
   secure_zero(in, sizeof in);
   secure_zero(h, sizeof h);
-  secure_zero(s1, sizeof s1);
-  secure_zero(s2, sizeof s2);
-  secure_zero(t0, sizeof t0);
   out.reset(new PrivateKey(std::move(x), std::unique_ptr<PublicKey>(new PublicKey(std::move(px)))));
   return Status::ok;
 }
@@ -148,7 +153,8 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   x->has_seed = false;
   std::memcpy(x->sk, sk.data(), p.sk_bytes);
 
-  Poly s1[MAX_L], s2[MAX_K], t0[MAX_K], t1[MAX_K], t0_check[MAX_K];
+  auto scratch = std::make_unique<KeyScratch>();
+  Poly *s1 = scratch->s1, *s2 = scratch->s2, *t0 = scratch->t0, *t1 = scratch->t1, *t0_check = scratch->t0_check;
   Status st = sk_decode(p, sk.data(), px->rho, x->K, x->tr, s1, s2, t0);
   declassify_bytes(px->rho, 32);  // rho and tr are public (part of / hash of pk)
   declassify_bytes(x->tr, TR_BYTES);
@@ -178,10 +184,6 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   } else {
     secure_zero(x.get(), sizeof *x);
   }
-  secure_zero(s1, sizeof s1);
-  secure_zero(s2, sizeof s2);
-  secure_zero(t0, sizeof t0);
-  secure_zero(t0_check, sizeof t0_check);
   return st;
 }
 

@@ -14,10 +14,12 @@
 namespace mldsa {
 namespace {
 
-// Wipes the signing loop's secret intermediates on every exit.
+// The signing loop's intermediates: on the heap, since OpenSSL runs ASYNC
+// jobs on small (32 KiB) stacks; wiped on every exit.
 struct SignScratch {
   uint8_t rhopp[64];
-  Poly y[MAX_L], z[MAX_L], w0[MAX_K], w1[MAX_K], h[MAX_K], tmp;
+  Poly y[MAX_L], z[MAX_L], w0[MAX_K], w1[MAX_K], h[MAX_K], tmp, c_hat;
+  uint8_t w1enc[MAX_K * 192];
   ~SignScratch() { secure_zero(this, sizeof *this); }
 };
 
@@ -35,7 +37,8 @@ Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t
     if (!os_random(fresh, sizeof fresh)) return Status::rng_failure;
     rnd = fresh;
   }
-  SignScratch s;
+  auto scratch = std::make_unique<SignScratch>();
+  SignScratch& s = *scratch;
   {  // rho'' = H(K || rnd || mu, 64)  (line 7)
     Keccak hk;
     hk.init(SHAKE256_RATE);
@@ -51,8 +54,8 @@ Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t
   const size_t ct_len = p.lambda / 4;
   const size_t w1b = w1_bytes(p.gamma2);
   uint8_t ctilde[64];
-  uint8_t w1enc[MAX_K * 192];
-  Poly c_hat;
+  uint8_t* w1enc = s.w1enc;
+  Poly& c_hat = s.c_hat;
 
   for (uint32_t kappa = 0;; kappa += p.l) {
     // y = ExpandMask(rho'', kappa); w = A^ * NTT(y)  (lines 11-12)

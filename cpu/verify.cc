@@ -20,7 +20,12 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   const Backend& be = backend();
 
   const uint8_t* ctilde;
-  Poly z[MAX_L], h[MAX_K], c_hat, w, ct1;
+  // On the heap: OpenSSL's ASYNC jobs run on 32 KiB stacks.
+  struct Scratch {
+    Poly z[MAX_L], h[MAX_K], c_hat, w, ct1;
+  };
+  auto scratch = std::make_unique<Scratch>();
+  Poly *z = scratch->z, *h = scratch->h, &c_hat = scratch->c_hat, &w = scratch->w, &ct1 = scratch->ct1;
   if (Status st = sig_decode(p, sig.data(), &ctilde, z, h); st != Status::ok) return st;
   // ||z|| < gamma1 - beta  (line 13)
   uint32_t too_big = 0;
@@ -41,8 +46,7 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
     for (int t = 0; t < N; ++t) w.c[t] = reduce32(w.c[t] - ct1.c[t]);
     be.invntt_tomont(&w);
     for (int t = 0; t < N; ++t) w.c[t] = caddq(w.c[t]);
-    poly_use_hint(&w, &w, &h[i], p.gamma2);
-    pack_w1(w1enc + i * w1b, &w, p.gamma2);
+    be.use_hint_w1(w1enc + i * w1b, &w, &h[i], p.gamma2);
   }
   // c~' = H(mu || w1Encode(w1'))  (line 12)
   uint8_t ctilde2[64];
