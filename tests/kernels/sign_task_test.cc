@@ -1,0 +1,338 @@
+// sign_task_test.cc - the GPU's thread-level signing (kernels/task/sign.h) and
+// the rejection-loop scheduler (kernels/sign_scheduler.h), compiled for the
+// CPU: ACVP sigGen vectors byte for byte, random tasks against the core's
+// sign_mu, and the scheduler driven by simulated and by real host threads.
+// The kernels run this same source on the device.
+//
+// MLDSA_ACCEL_TASK_CASES sets the number of random tasks per parameter set
+// (default 1000).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cpu/mldsa.h"
+#include "kernels/sign_scheduler.h"
+#include "kernels/task/sign.h"
+#include "tests/core/acvp_vectors.h"
+#include "tests/core/reference_hash.h"
+
+namespace mldsa::test {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+size_t random_case_count() {
+  const char* env = std::getenv("MLDSA_ACCEL_TASK_CASES");
+  return env && *env ? std::strtoul(env, nullptr, 10) : 1000;
+}
+
+// An expanded key as the device holds it.
+std::vector<int32_t> expand(const Params& p, std::span<const uint8_t> sk) {
+  const gpu::TaskParams tp = gpu::task_params(p);
+  std::vector<int32_t> key(gpu::sign_key_words(tp));
+  gpu::sign_expand_key(tp, sk.data(), key.data());
+  return key;
+}
+
+// The whole loop through the task code; scratch on the heap (it is ~24 KiB).
+Bytes task_sign(const Params& p, const std::vector<int32_t>& key, const uint8_t* mu, const uint8_t* rnd,
+                uint32_t* attempts = nullptr) {
+  auto scratch = std::make_unique<gpu::SignScratch>();
+  Bytes sig(p.sig_bytes);
+  const uint32_t r = gpu::sign_task(gpu::task_params(p), key.data(), mu, rnd, *scratch, sig.data());
+  if (attempts) *attempts = r + 1;
+  return sig;
+}
+
+// mu of an ACVP sigGen record through its interface (the host's job on the GPU
+// path too: MuBuilder for pure, HashML-DSA, internal; external mu as given).
+// Empty with *why set when the record cannot be run.
+Bytes record_mu(const PrivateKey& key, const AcvpRecord& r, std::string* why) {
+  const uint8_t* tr = key.public_key().tr();
+  MuBuilder b;
+  const std::string& iface = r.text("signatureInterface");
+  if (iface == "internal") {
+    if (r.flag("externalMu")) return r.bytes("mu");
+    b.init_internal(tr);
+    b.update(r.bytes("message"));
+  } else if (r.text("preHash") == "pure") {
+    if (b.init_pure(tr, r.bytes("context")) != Status::ok) return *why = "init_pure", Bytes{};
+    b.update(r.bytes("message"));
+  } else {
+    HashAlg h;
+    if (!hash_from_name(r.text("hashAlg"), h)) return *why = "unknown hashAlg " + r.text("hashAlg"), Bytes{};
+    const Bytes digest = openssl_digest(h, r.bytes("message"));
+    if (digest.empty()) return *why = std::string("OpenSSL cannot compute ") + openssl_md_name(h), Bytes{};
+    if (b.init_prehash(tr, r.bytes("context"), h, digest) != Status::ok) return *why = "init_prehash", Bytes{};
+  }
+  Bytes mu(MU_BYTES);
+  b.final(mu.data());
+  return mu;
+}
+
+void run_siggen_file(const std::string& file, size_t want_records) {
+  const AcvpFile& f = load_acvp(file);
+  ASSERT_TRUE(f.error.empty()) << f.error;
+  size_t checked = 0, hedged = 0;
+  for (const AcvpRecord& r : f.records) {
+    const Params* p = params_by_name(r.text("parameterSet"));
+    ASSERT_NE(p, nullptr) << r.id();
+    std::unique_ptr<PrivateKey> key;
+    if (r.text("keyFormat") == "seed") {
+      ASSERT_EQ(PrivateKey::from_seed(*p, r.bytes("seed"), key), Status::ok) << r.id();
+    } else {
+      ASSERT_EQ(PrivateKey::from_sk(*p, r.bytes("sk"), key), Status::ok) << r.id();
+    }
+    std::string why;
+    const Bytes mu = record_mu(*key, r, &why);
+    ASSERT_EQ(mu.size(), MU_BYTES) << r.id() << ": " << why;
+    Bytes rnd(RND_BYTES, 0);  // deterministic signing
+    if (!r.flag("deterministic")) {
+      rnd = r.bytes("rnd");
+      ASSERT_EQ(rnd.size(), RND_BYTES) << r.id();
+      ++hedged;
+    }
+    EXPECT_EQ(task_sign(*p, expand(*p, key->encoded()), mu.data(), rnd.data()), r.bytes("signature")) << file << " "
+                                                                                                      << r.id();
+    ++checked;
+  }
+  EXPECT_EQ(checked, want_records);
+  EXPECT_GT(hedged, 0u);
+  EXPECT_LT(hedged, checked);
+}
+
+TEST(TaskSign, AcvpSigGen) { run_siggen_file("sigGen.txt", 72); }
+TEST(TaskSign, AcvpSigGenTr1) { run_siggen_file("sigGen-tr1.txt", 192); }
+
+class TaskSignRandom : public ::testing::TestWithParam<ParamSet> {};
+
+// Random keys, mu and rnd (every fourth deterministic): the task's signature is
+// the core's sign_mu's, byte for byte; attempts counted to see the loop's spread.
+TEST_P(TaskSignRandom, EqualsCoreSignMu) {
+  const Params& p = params(GetParam());
+  std::mt19937_64 rng(0x7369676e + static_cast<int>(GetParam()));  // fixed: a failure reproduces
+  auto random_bytes = [&](size_t n) {
+    Bytes b(n);
+    for (auto& x : b) x = static_cast<uint8_t>(rng());
+    return b;
+  };
+  const size_t n = random_case_count();
+  uint32_t max_attempts = 0;
+  uint64_t total_attempts = 0;
+  std::unique_ptr<PrivateKey> key;
+  std::vector<int32_t> xkey;
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 4 == 0) {  // a new key every few tasks: one key signs several messages too
+      ASSERT_EQ(PrivateKey::from_seed(p, random_bytes(SEED_BYTES), key), Status::ok);
+      xkey = expand(p, key->encoded());
+    }
+    const Bytes mu = random_bytes(MU_BYTES);
+    const Bytes rnd = i % 4 == 3 ? Bytes(RND_BYTES, 0) : random_bytes(RND_BYTES);
+    Bytes want(p.sig_bytes);
+    ASSERT_EQ(sign_mu(*key, mu, rnd.data(), want.data()), Status::ok);
+    uint32_t attempts = 0;
+    const Bytes got = task_sign(p, xkey, mu.data(), rnd.data(), &attempts);
+    ASSERT_EQ(got, want) << p.name << " case " << i;
+    max_attempts = std::max(max_attempts, attempts);
+    total_attempts += attempts;
+  }
+  std::cout << "[ attempts ] " << p.name << ": mean " << static_cast<double>(total_attempts) / static_cast<double>(n)
+            << ", max " << max_attempts << " over " << n << " tasks\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllParamSets, TaskSignRandom,
+                         ::testing::Values(ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87),
+                         [](const ::testing::TestParamInfo<ParamSet>& info) {
+                           std::string s = params(info.param).name;
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+// ---------------------------------------------------------------------------
+// The scheduler.
+
+// The shared state of a batch, in host memory.
+struct ScheduleState {
+  uint32_t next_task = 0, spec_cursor = 0, done = 0;
+  std::vector<uint32_t> next_attempt, best, lock;
+  gpu::SignSchedule s;
+  ScheduleState(uint32_t n, bool speculate) : next_attempt(n, 0), best(n, gpu::kNoAttempt), lock(n, 0) {
+    s.n = n;
+    s.speculate = speculate ? 1 : 0;
+    s.next_task = &next_task;
+    s.spec_cursor = &spec_cursor;
+    s.done = &done;
+    s.next_attempt = next_attempt.data();
+    s.best = best.data();
+    s.lock = lock.data();
+  }
+};
+
+// Whether attempt r of task t is accepted: a fixed pseudo-random oracle with
+// acceptance probability 1/(1 + t % 7) (task 0 always on its first attempt, some
+// tasks need dozens), so the smallest accepted attempt of each task is known.
+bool oracle(uint32_t t, uint32_t r, uint64_t seed) {
+  uint64_t x = seed ^ (uint64_t{t} << 32) ^ r;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x % (1 + t % 7) == 0;
+}
+uint32_t first_accepted(uint32_t t, uint64_t seed) {
+  uint32_t r = 0;
+  while (!oracle(t, r, seed)) ++r;
+  return r;
+}
+
+struct SimResult {
+  std::vector<uint32_t> written;  // per task: the attempt whose "signature" was written last
+  std::vector<uint32_t> writes;
+  uint64_t attempts = 0;
+  uint64_t rounds = 0;  // time steps until every unit stopped
+};
+
+// Simulated units, interleaved at random: each step one unit acquires, or
+// advances the attempt it runs (attempts take 1-8 steps), or completes it.
+SimResult simulate(uint32_t n, uint32_t units, bool speculate, uint64_t seed) {
+  ScheduleState st(n, speculate);
+  struct Sim {
+    gpu::SignUnit u;
+    uint32_t left = 0;  // steps until the running attempt completes; 0: acquire next
+    bool running = false, stopped = false;
+  };
+  std::vector<Sim> sims(units);
+  SimResult res;
+  res.written.assign(n, gpu::kNoAttempt);
+  res.writes.assign(n, 0);
+  std::mt19937_64 rng(seed);
+  uint32_t active = units;
+  while (active > 0) {
+    ++res.rounds;
+    Sim& m = sims[rng() % units];
+    if (m.stopped) continue;
+    if (!m.running) {
+      const gpu::SchedStep step = gpu::sched_acquire(st.s, m.u);
+      if (step == gpu::SchedStep::stop) {
+        m.stopped = true;
+        --active;
+      } else if (step == gpu::SchedStep::work) {
+        m.running = true;
+        m.left = 1 + static_cast<uint32_t>(rng() % 8);
+        ++res.attempts;
+      }
+    } else if (--m.left == 0) {
+      m.running = false;
+      const uint32_t t = m.u.task, r = m.u.attempt;
+      gpu::sched_complete(st.s, m.u, oracle(t, r, seed), [&] {
+        res.written[t] = r;
+        ++res.writes[t];
+      });
+    }
+  }
+  EXPECT_EQ(st.done, n);
+  return res;
+}
+
+TEST(SignScheduler, SimulatedUnitsGiveTheSmallestAcceptedAttempt) {
+  struct Case { uint32_t n, units; };
+  for (Case c : {Case{1, 1}, Case{1, 50}, Case{7, 3}, Case{100, 1}, Case{100, 16}, Case{100, 400}, Case{1000, 64},
+                 Case{1000, 1000}}) {
+    for (int speculate = 0; speculate < 2; ++speculate) {
+      for (uint64_t seed : {1u, 2u, 3u}) {
+        const SimResult res = simulate(c.n, c.units, speculate != 0, seed);
+        uint64_t needed = 0;
+        for (uint32_t t = 0; t < c.n; ++t) {
+          const uint32_t want = first_accepted(t, seed);
+          needed += want + 1;
+          ASSERT_EQ(res.written[t], want) << "n " << c.n << " units " << c.units << " spec " << speculate
+                                          << " seed " << seed << " task " << t;
+          EXPECT_GE(res.writes[t], 1u);
+        }
+        // Without speculation no attempt is wasted; with it, some are.
+        if (speculate) {
+          EXPECT_GE(res.attempts, needed);
+        } else {
+          EXPECT_EQ(res.attempts, needed);
+        }
+      }
+    }
+  }
+}
+
+// The tail: with speculation, many units finish a batch with a few slow tasks
+// in fewer steps than owners alone (the point of dynamic scheduling).
+TEST(SignScheduler, SpeculationShortensTheTail) {
+  const SimResult plain = simulate(64, 64, false, 7);
+  const SimResult spec = simulate(64, 64, true, 7);
+  std::cout << "[ schedule ] 64 tasks, 64 units: " << plain.rounds << " steps plain, " << spec.rounds
+            << " speculative (" << plain.attempts << " vs " << spec.attempts << " attempts)\n";
+  EXPECT_LT(spec.rounds, plain.rounds);
+}
+
+// Real host threads run real sign attempts through the scheduler: the
+// signatures equal sign_mu's whatever the interleaving and speculation.
+TEST(SignScheduler, HostThreadsSignLikeTheCore) {
+  for (ParamSet ps : {ParamSet::ML_DSA_44, ParamSet::ML_DSA_87}) {
+    const Params& p = params(ps);
+    const gpu::TaskParams tp = gpu::task_params(p);
+    std::mt19937_64 rng(0x5c4ed + static_cast<int>(ps));
+    auto random_bytes = [&](size_t n) {
+      Bytes b(n);
+      for (auto& x : b) x = static_cast<uint8_t>(rng());
+      return b;
+    };
+    constexpr uint32_t kTasks = 24;
+    std::unique_ptr<PrivateKey> key;
+    ASSERT_EQ(PrivateKey::from_seed(p, random_bytes(SEED_BYTES), key), Status::ok);
+    const std::vector<int32_t> xkey = expand(p, key->encoded());
+    std::vector<Bytes> mus, rhopps, sigs(kTasks, Bytes(p.sig_bytes, 0)), want(kTasks, Bytes(p.sig_bytes));
+    for (uint32_t t = 0; t < kTasks; ++t) {
+      mus.push_back(random_bytes(MU_BYTES));
+      const Bytes rnd = random_bytes(RND_BYTES);
+      ASSERT_EQ(sign_mu(*key, mus[t], rnd.data(), want[t].data()), Status::ok);
+      Bytes rhopp(64);
+      gpu::sign_rhopp(xkey.data(), rnd.data(), mus[t].data(), rhopp.data());
+      rhopps.push_back(rhopp);
+    }
+    for (int speculate = 0; speculate < 2; ++speculate) {
+      ScheduleState st(kTasks, speculate != 0);
+      for (Bytes& s : sigs) std::fill(s.begin(), s.end(), 0);
+      auto unit = [&] {
+        auto scratch = std::make_unique<gpu::SignScratch>();
+        Bytes sig(p.sig_bytes);
+        gpu::SignUnit u;
+        for (;;) {
+          const gpu::SchedStep step = gpu::sched_acquire(st.s, u);
+          if (step == gpu::SchedStep::stop) break;
+          if (step == gpu::SchedStep::retry) {
+            std::this_thread::yield();
+            continue;
+          }
+          const uint32_t t = u.task;
+          const bool ok = gpu::sign_attempt(tp, xkey.data(), mus[t].data(), rhopps[t].data(), u.attempt, *scratch,
+                                            sig.data());
+          gpu::sched_complete(st.s, u, ok, [&] { sigs[t] = sig; });
+        }
+      };
+      std::vector<std::thread> threads;
+      for (int i = 0; i < 6; ++i) threads.emplace_back(unit);
+      for (auto& th : threads) th.join();
+      for (uint32_t t = 0; t < kTasks; ++t)
+        EXPECT_EQ(sigs[t], want[t]) << p.name << " task " << t << (speculate ? " speculative" : " owners only");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mldsa::test
