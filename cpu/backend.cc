@@ -18,6 +18,11 @@ void decompose_w1_ref(Poly* a1, Poly* a0, uint8_t* w1enc, const Poly* a, int32_t
   poly_decompose(a1, a0, a, gamma2);
   pack_w1(w1enc, a1, gamma2);
 }
+void use_hint_w1_ref(uint8_t* w1enc, const Poly* a, const Poly* h, int32_t gamma2) {
+  Poly w1;
+  poly_use_hint(&w1, a, h, gamma2);
+  pack_w1(w1enc, &w1, gamma2);
+}
 }  // namespace
 
 const Backend kRefBackend = {
@@ -31,6 +36,7 @@ const Backend kRefBackend = {
     expand_s_ref,
     expand_mask_ref,
     decompose_w1_ref,
+    use_hint_w1_ref,
 };
 
 namespace {

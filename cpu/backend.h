@@ -39,6 +39,10 @@ struct Backend {
   // Sign's w row (lines 13-15 of Algorithm 7): a in [0, q) -> a1, centred a0
   // (as poly_decompose) and w1Encode(a1) into w1enc (as pack_w1).
   void (*decompose_w1)(Poly* a1, Poly* a0, uint8_t* w1enc, const Poly* a, int32_t gamma2);
+  // Verify's w' row (lines 10 and 12 of Algorithm 8): a in [0, q), hint bits
+  // h in {0, 1} -> w1Encode(UseHint(h, a)) into w1enc (as poly_use_hint +
+  // pack_w1). Public data.
+  void (*use_hint_w1)(uint8_t* w1enc, const Poly* a, const Poly* h, int32_t gamma2);
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

@@ -81,6 +81,7 @@ extern const Backend kAvx2Backend = {
     expand_s_avx2,
     expand_mask_avx2,
     poly8::decompose_w1,
+    poly8::use_hint_w1,
 };
 
 }  // namespace mldsa

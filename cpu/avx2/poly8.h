@@ -117,43 +117,73 @@ inline void unpack_z(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) {
   }
 }
 
-// Decompose (Algorithm 36) on 8 lanes, the arithmetic of cpu/rounding.cc
-// (multiply-shift division by 2*gamma2, branch-free centring), then
-// w1Encode with the fixed widths 4 or 6. Constant time: w is secret.
-inline void decompose_w1(mldsa::Poly* a1, mldsa::Poly* a0, uint8_t* w1enc, const mldsa::Poly* a, int32_t gamma2) {
+// Decompose (Algorithm 36) on 8 lanes of a in [0, q), the arithmetic of
+// cpu/rounding.cc: multiply-shift division by 2*gamma2, branch-free centring.
+inline __m256i decompose(__m256i* lo_out, __m256i v, int32_t gamma2) {
   using mldsa::Q;
-  const bool g32 = gamma2 == (Q - 1) / 32;
-  const __m256i mul = _mm256_set1_epi32(g32 ? 1025 : 11275);
-  const __m256i rnd = _mm256_set1_epi32(g32 ? 1 << 21 : 1 << 23);
-  const __m256i two_g2 = _mm256_set1_epi32(2 * gamma2);
-  const __m256i half_q = _mm256_set1_epi32((Q - 1) / 2), q = _mm256_set1_epi32(Q);
-  const __m256i c127 = _mm256_set1_epi32(127), c43 = _mm256_set1_epi32(43), c15 = _mm256_set1_epi32(15);
-  for (int i = 0; i < mldsa::N; i += 8) {
-    const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(a->c + i));
-    __m256i hi = _mm256_srai_epi32(_mm256_add_epi32(v, c127), 7);
-    if (g32) {
-      hi = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hi, mul), rnd), 22);
-      hi = _mm256_and_si256(hi, c15);
-    } else {
-      hi = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hi, mul), rnd), 24);
-      hi = _mm256_xor_si256(hi, _mm256_and_si256(_mm256_srai_epi32(_mm256_sub_epi32(c43, hi), 31), hi));  // 44 -> 0
+  __m256i hi = _mm256_srai_epi32(_mm256_add_epi32(v, _mm256_set1_epi32(127)), 7);
+  if (gamma2 == (Q - 1) / 32) {
+    hi = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hi, _mm256_set1_epi32(1025)), _mm256_set1_epi32(1 << 21)), 22);
+    hi = _mm256_and_si256(hi, _mm256_set1_epi32(15));
+  } else {
+    hi = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(hi, _mm256_set1_epi32(11275)), _mm256_set1_epi32(1 << 23)), 24);
+    hi = _mm256_xor_si256(hi, _mm256_and_si256(_mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32(43), hi), 31), hi));  // 44 -> 0
+  }
+  __m256i lo = _mm256_sub_epi32(v, _mm256_mullo_epi32(hi, _mm256_set1_epi32(2 * gamma2)));
+  lo = _mm256_sub_epi32(lo, _mm256_and_si256(_mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32((Q - 1) / 2), lo), 31),
+                                             _mm256_set1_epi32(Q)));
+  *lo_out = lo;
+  return hi;
+}
+
+// w1Encode: 4 bits (two coefficients a byte) or 6 bits (four in three bytes).
+inline void pack_w1(uint8_t* out, const int32_t* w, int32_t gamma2) {
+  if (gamma2 == (mldsa::Q - 1) / 32) {
+    for (int i = 0; i < mldsa::N / 2; ++i) out[i] = static_cast<uint8_t>(w[2 * i] | (w[2 * i + 1] << 4));
+  } else {
+    for (int i = 0; i < mldsa::N / 4; ++i) {
+      const uint32_t t = static_cast<uint32_t>(w[4 * i] | (w[4 * i + 1] << 6) | (w[4 * i + 2] << 12) | (w[4 * i + 3] << 18));
+      out[3 * i] = static_cast<uint8_t>(t);
+      out[3 * i + 1] = static_cast<uint8_t>(t >> 8);
+      out[3 * i + 2] = static_cast<uint8_t>(t >> 16);
     }
-    __m256i lo = _mm256_sub_epi32(v, _mm256_mullo_epi32(hi, two_g2));
-    lo = _mm256_sub_epi32(lo, _mm256_and_si256(_mm256_srai_epi32(_mm256_sub_epi32(half_q, lo), 31), q));
+  }
+}
+
+// Sign's rows: Decompose, then w1Encode. Constant time: w is secret.
+inline void decompose_w1(mldsa::Poly* a1, mldsa::Poly* a0, uint8_t* w1enc, const mldsa::Poly* a, int32_t gamma2) {
+  for (int i = 0; i < mldsa::N; i += 8) {
+    __m256i lo;
+    const __m256i hi = decompose(&lo, _mm256_load_si256(reinterpret_cast<const __m256i*>(a->c + i)), gamma2);
     _mm256_store_si256(reinterpret_cast<__m256i*>(a1->c + i), hi);
     _mm256_store_si256(reinterpret_cast<__m256i*>(a0->c + i), lo);
   }
-  const int32_t* w = a1->c;
-  if (g32) {  // 4 bits: two coefficients a byte
-    for (int i = 0; i < mldsa::N / 2; ++i) w1enc[i] = static_cast<uint8_t>(w[2 * i] | (w[2 * i + 1] << 4));
-  } else {  // 6 bits: four coefficients in three bytes
-    for (int i = 0; i < mldsa::N / 4; ++i) {
-      const uint32_t t = static_cast<uint32_t>(w[4 * i] | (w[4 * i + 1] << 6) | (w[4 * i + 2] << 12) | (w[4 * i + 3] << 18));
-      w1enc[3 * i] = static_cast<uint8_t>(t);
-      w1enc[3 * i + 1] = static_cast<uint8_t>(t >> 8);
-      w1enc[3 * i + 2] = static_cast<uint8_t>(t >> 16);
+  pack_w1(w1enc, a1->c, gamma2);
+}
+
+// Verify's rows: UseHint (Algorithm 40): a1 moves one step towards a0's side
+// where h = 1, modulo 16 or 44; then w1Encode.
+inline void use_hint_w1(uint8_t* w1enc, const mldsa::Poly* a, const mldsa::Poly* h, int32_t gamma2) {
+  const bool g32 = gamma2 == (mldsa::Q - 1) / 32;
+  alignas(32) int32_t w1[mldsa::N];
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+  for (int i = 0; i < mldsa::N; i += 8) {
+    __m256i lo;
+    __m256i hi = decompose(&lo, _mm256_load_si256(reinterpret_cast<const __m256i*>(a->c + i)), gamma2);
+    const __m256i hint = _mm256_load_si256(reinterpret_cast<const __m256i*>(h->c + i));
+    // a1 + 1 where a0 > 0, else a1 - 1; only where h = 1. down is -1 where
+    // a0 > 0 (all-ones | 1), else 1; vpsignd zeroes it where h = 0.
+    const __m256i down = _mm256_or_si256(_mm256_cmpgt_epi32(lo, zero), one);
+    hi = _mm256_sub_epi32(hi, _mm256_sign_epi32(down, hint));
+    if (g32) {
+      hi = _mm256_and_si256(hi, _mm256_set1_epi32(15));
+    } else {  // -1 -> 43, 44 -> 0
+      hi = _mm256_add_epi32(hi, _mm256_and_si256(_mm256_cmpgt_epi32(zero, hi), _mm256_set1_epi32(44)));
+      hi = _mm256_andnot_si256(_mm256_cmpeq_epi32(hi, _mm256_set1_epi32(44)), hi);
     }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(w1 + i), hi);
   }
+  pack_w1(w1enc, w1, gamma2);
 }
 
 }  // namespace poly8

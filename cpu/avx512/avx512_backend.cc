@@ -112,6 +112,7 @@ extern const Backend kAvx512Backend = {
     expand_s_avx512,
     expand_mask_avx512,
     poly8::decompose_w1,
+    poly8::use_hint_w1,
 };
 
 }  // namespace mldsa

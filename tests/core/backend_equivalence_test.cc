@@ -190,6 +190,27 @@ TEST_F(BackendEquivalence, DecomposeW1) {
   }
 }
 
+TEST_F(BackendEquivalence, UseHintW1) {
+  for (int32_t gamma2 : {(Q - 1) / 88, (Q - 1) / 32}) {
+    for (int trial = 0; trial < 64; ++trial) {
+      Poly a, h;
+      uint8_t enc[2][192];
+      for (int j = 0; j < N; ++j) {
+        // Around the multiples of 2*gamma2 (a0 near 0 and +-gamma2) and the
+        // ends of [0, q), where the hint wraps a1 modulo 16 or 44.
+        const int32_t m = 2 * gamma2 * uniform(0, (Q - 1) / (2 * gamma2));
+        const int32_t edge = std::clamp(m + uniform(-2, 2) + (j & 1 ? gamma2 : 0), 0, Q - 1);
+        a.c[j] = trial % 2 ? uniform(0, Q - 1) : (j % 7 == 0 ? (j & 8 ? Q - 1 : 0) : edge);
+        h.c[j] = trial % 3 == 0 ? 1 : uniform(0, 1);
+      }
+      std::memset(enc, 0, sizeof enc);
+      ref_.use_hint_w1(enc[0], &a, &h, gamma2);
+      be_->use_hint_w1(enc[1], &a, &h, gamma2);
+      ASSERT_EQ(0, std::memcmp(enc[0], enc[1], sizeof enc[0])) << "gamma2 " << gamma2 << " trial " << trial;
+    }
+  }
+}
+
 // Whole operations: keys, signatures and verdicts from the backend under test
 // equal those from ref, byte for byte.
 TEST_F(BackendEquivalence, KeygenSignVerify) {
