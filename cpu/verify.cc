@@ -20,7 +20,12 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   const Backend& be = backend();
 
   const uint8_t* ctilde;
-  Poly z[MAX_L], h[MAX_K], c_hat, w, ct1;
+  // On the heap: OpenSSL's ASYNC jobs run on 32 KiB stacks.
+  struct Scratch {
+    Poly z[MAX_L], h[MAX_K], c_hat, w, ct1;
+  };
+  auto scratch = std::make_unique<Scratch>();
+  Poly *z = scratch->z, *h = scratch->h, &c_hat = scratch->c_hat, &w = scratch->w, &ct1 = scratch->ct1;
   if (Status st = sig_decode(p, sig.data(), &ctilde, z, h); st != Status::ok) return st;
   // ||z|| < gamma1 - beta  (line 13)
   uint32_t too_big = 0;
