@@ -21,6 +21,7 @@
 #include <openssl/params.h>
 #include <openssl/x509.h>
 
+#include <cstdio>
 #include <new>
 #include <vector>
 
@@ -66,7 +67,7 @@ Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {
   ASN1_OBJECT_free(ours);
   if (!match) return Outcome::not_mine;
   if (ptype != V_ASN1_UNDEF) {
-    MLDSA_RAISE(R_BAD_ENCODING);
+    MLDSA_RAISE_DETAIL(R_BAD_ENCODING, "AlgorithmIdentifier parameters must be absent");
     return Outcome::error;
   }
   return Outcome::key;
@@ -108,7 +109,7 @@ Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& o
   if (o == Outcome::key) {
     // A public key is whole bytes: no unused bits in the BIT STRING.
     if ((bits->flags & ASN1_STRING_FLAG_BITS_LEFT) != 0 && (bits->flags & 0x07) != 0) {
-      MLDSA_RAISE(R_BAD_ENCODING);
+      MLDSA_RAISE_DETAIL(R_BAD_ENCODING, "public key BIT STRING has unused bits");
       o = Outcome::error;
     } else {
       o = make_key(ctx, {}, {}, {ASN1_STRING_get0_data(bits), static_cast<size_t>(ASN1_STRING_length(bits))}, out);
@@ -145,11 +146,19 @@ Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& ou
     P8Parts parts;
     p8_parse_format_list("", all);
     if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
-      MLDSA_RAISE(R_UNKNOWN_FORMAT);  // the configured list names no known format
+      MLDSA_RAISE_DETAIL(R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
       o = Outcome::error;
     } else if (!p8_recognise(params, bytes, allowed.view(), parts)) {
       // Say whether the layout is known but switched off, or not a layout at all.
-      MLDSA_RAISE(p8_recognise(params, bytes, all.view(), parts) ? R_FORMAT_NOT_ALLOWED : R_BAD_ENCODING);
+      char detail[128];
+      if (p8_recognise(params, bytes, all.view(), parts)) {
+        std::snprintf(detail, sizeof(detail), "%s %s", params.name, p8_format_name(parts.format));
+        MLDSA_RAISE_DETAIL(R_FORMAT_NOT_ALLOWED, detail);
+      } else {
+        std::snprintf(detail, sizeof(detail), "no %s private key layout has %d bytes with this prefix", params.name,
+                      payload_len);
+        MLDSA_RAISE_DETAIL(R_BAD_ENCODING, detail);
+      }
       o = Outcome::error;
     } else {
       o = make_key(ctx, parts.seed, parts.sk, parts.pk, out);

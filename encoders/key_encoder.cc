@@ -92,7 +92,7 @@ bool spki_der(const Key& key, Der& out) {
 bool choose_output_format(const EncoderCtx& ctx, const mldsa::PrivateKey& priv, P8Format& out) {
   P8FormatList formats;
   if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.output_formats : std::string(), formats)) {
-    MLDSA_RAISE(R_UNKNOWN_FORMAT);
+    MLDSA_RAISE_DETAIL(R_UNKNOWN_FORMAT, "ml-dsa.output_formats names no known format");
     return false;
   }
   for (P8Format f : formats.view()) {
@@ -101,7 +101,7 @@ bool choose_output_format(const EncoderCtx& ctx, const mldsa::PrivateKey& priv, 
       return true;
     }
   }
-  MLDSA_RAISE(R_MISSING_KEY);  // only seed formats enabled, and the key has no seed
+  MLDSA_RAISE_DETAIL(R_MISSING_KEY, "every format in ml-dsa.output_formats needs the seed, which this key lacks");
   return false;
 }
 
@@ -150,7 +150,7 @@ bool pki_der(const EncoderCtx& ctx, const Key& key, Der& out) {
 // set on the context and the caller's passphrase, as OpenSSL's own encoders do.
 bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg, Der& out) {
   if (ctx.cipher.empty()) {
-    MLDSA_RAISE(R_NOT_SUPPORTED);  // EncryptedPrivateKeyInfo asked for without a cipher
+    MLDSA_RAISE_DETAIL(R_NOT_SUPPORTED, "EncryptedPrivateKeyInfo needs a cipher");
     return false;
   }
   OSSL_LIB_CTX* libctx = libctx_of(ctx.provctx);
