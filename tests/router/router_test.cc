@@ -1,0 +1,532 @@
+// router_test.cc - the batch queue and the router, driven directly (no
+// provider): routed results against the core's, threads, ASYNC jobs paused
+// and resumed from one thread, executor faults, a full queue, stopping with
+// requests in flight, and the routing settings.
+#include "provider/batch_queue.h"
+#include "provider/executors.h"
+#include "provider/router.h"
+
+#include <gtest/gtest.h>
+
+#include <openssl/async.h>
+
+#include <poll.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace mldsa::prov {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr ParamSet kSets[] = {ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87};
+
+std::unique_ptr<PrivateKey> key_for(ParamSet set, uint8_t tag) {
+  uint8_t seed[SEED_BYTES];
+  for (size_t i = 0; i < sizeof seed; ++i) seed[i] = static_cast<uint8_t>(tag * 31 + i * 7 + 1);
+  std::unique_ptr<PrivateKey> k;
+  EXPECT_EQ(PrivateKey::from_seed(params(set), seed, k), Status::ok);
+  return k;
+}
+
+// A signing job: key, mu and rnd, and the signature the core gives for them.
+struct Case {
+  const PrivateKey* key;
+  std::array<uint8_t, MU_BYTES> mu;
+  std::array<uint8_t, RND_BYTES> rnd;
+  std::vector<uint8_t> expected;
+};
+
+std::vector<Case> cases(const std::vector<std::unique_ptr<PrivateKey>>& keys, size_t n) {
+  std::vector<Case> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    Case& c = out[i];
+    c.key = keys[i % keys.size()].get();
+    for (size_t j = 0; j < MU_BYTES; ++j) c.mu[j] = static_cast<uint8_t>(i * 13 + j);
+    // Half deterministic (zero rnd), half with a fixed "hedge".
+    for (size_t j = 0; j < RND_BYTES; ++j) c.rnd[j] = (i % 2) ? static_cast<uint8_t>(i + j * 5) : 0;
+    c.expected.resize(c.key->params().sig_bytes);
+    EXPECT_EQ(sign_mu(*c.key, c.mu, c.rnd.data(), c.expected.data()), Status::ok);
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<PrivateKey>> all_keys() {
+  std::vector<std::unique_ptr<PrivateKey>> keys;
+  for (ParamSet s : kSets) keys.push_back(key_for(s, static_cast<uint8_t>(keys.size())));
+  return keys;
+}
+
+RouterConfig queue_everything(size_t max_batch, std::chrono::microseconds max_wait) {
+  RouterConfig cfg;
+  cfg.min_inflight = 0;  // every request is "bulk"
+  cfg.limits.max_batch = max_batch;
+  cfg.limits.max_wait = max_wait;
+  cfg.error_cooldown = 0ms;
+  return cfg;
+}
+
+// Signs (and verifies: the right signature and a damaged one) every case
+// through the router from `threads` threads; returns how many came out wrong.
+size_t run_threads(Router& router, const std::vector<Case>& cs, unsigned threads) {
+  std::atomic<size_t> wrong{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (size_t i = t; i < cs.size(); i += threads) {
+        const Case& c = cs[i];
+        std::vector<uint8_t> sig(c.expected.size());
+        if (router.sign(*c.key, c.mu.data(), c.rnd.data(), sig.data()) != Status::ok || sig != c.expected) ++wrong;
+        if (router.verify(c.key->public_key(), c.mu.data(), c.expected) != Status::ok) ++wrong;
+        sig = c.expected;
+        sig[i % sig.size()] ^= 0x10;
+        if (router.verify(c.key->public_key(), c.mu.data(), sig) == Status::ok) ++wrong;
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  return wrong.load();
+}
+
+TEST(Router, LoneCallStaysOnCpu) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 3);
+  RouterConfig cfg;  // min_inflight 8: one caller is never bulk
+  Router router(cfg, make_cpu_executor(), "test");
+  EXPECT_EQ(run_threads(router, cs, 1), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queued, 0u);
+  EXPECT_EQ(c.cpu, 9u);
+  EXPECT_EQ(c.batches, 0u);
+}
+
+TEST(Router, QueuedResultsEqualCpuForEveryParameterSet) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 24);
+  Router router(queue_everything(4, 500us), make_cpu_executor(), "test");
+  EXPECT_EQ(run_threads(router, cs, 1), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queued, cs.size() * 3);
+  EXPECT_EQ(c.cpu, 0u);
+  EXPECT_GE(c.batches, 1u);
+}
+
+TEST(Router, ManyThreadsFormBatches) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 192);
+  Router router(queue_everything(16, 2000us), make_cpu_executor(), "test");
+  EXPECT_EQ(run_threads(router, cs, 16), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queued + c.cpu, cs.size() * 3);
+  EXPECT_GT(c.queued, 0u);
+  // 16 callers at once: batches hold more than one request on average.
+  EXPECT_GT(c.mean_batch, 1.0) << c.batches << " batches";
+}
+
+TEST(Router, InflightThresholdDecides) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 64);
+  RouterConfig cfg = queue_everything(8, 1000us);
+  cfg.min_inflight = 1000;  // never reached by 8 threads: all CPU
+  Router router(cfg, make_cpu_executor(), "test");
+  EXPECT_EQ(run_threads(router, cs, 8), 0u);
+  EXPECT_EQ(router.counters().queued, 0u);
+  EXPECT_EQ(router.counters().cpu, cs.size() * 3);
+}
+
+TEST(Router, ExecutorFaultsLoseNothing) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 160);
+  for (unsigned k : {1u, 2u, 3u}) {
+    Router router(queue_everything(8, 1000us), with_faults(make_cpu_executor(), k), "test");
+    EXPECT_EQ(run_threads(router, cs, 8), 0u) << "failing every " << k;
+    const RouterCounters c = router.counters();
+    EXPECT_GT(c.failed_batches, 0u);
+    EXPECT_GT(c.fallbacks, 0u);
+    if (k == 1) {
+      EXPECT_EQ(c.failed_batches, c.batches);
+      EXPECT_EQ(c.fallbacks, c.queued);
+    }
+  }
+}
+
+TEST(Router, ExecutorErrorSendsNewWorkToCpuDuringCooldown) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 6);
+  RouterConfig cfg = queue_everything(1, 0us);
+  cfg.error_cooldown = 60000ms;
+  Router router(cfg, with_faults(make_cpu_executor(), 1), "test");
+  EXPECT_EQ(run_threads(router, cs, 1), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queued, 1u);  // the first request found the error; the rest went to the CPU
+  EXPECT_EQ(c.cpu, cs.size() * 3 - 1);
+}
+
+TEST(Router, NoExecutorMeansCpu) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 6);
+  Router router(queue_everything(4, 100us), nullptr, "none: test");
+  EXPECT_EQ(run_threads(router, cs, 4), 0u);
+  EXPECT_EQ(router.counters().queued, 0u);
+  EXPECT_EQ(router.gpu_devices(), "none: test");
+}
+
+TEST(Router, FullQueueRunsOnCpuNow) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 2);
+  RouterConfig cfg = queue_everything(64, 300ms);  // the first request waits out the timer
+  cfg.limits.capacity = 1;
+  Router router(cfg, make_cpu_executor(), "test");
+  std::vector<uint8_t> first(cs[0].expected.size()), second(cs[1].expected.size());
+  std::thread waiter([&] { EXPECT_EQ(router.sign(*cs[0].key, cs[0].mu.data(), cs[0].rnd.data(), first.data()), Status::ok); });
+  std::this_thread::sleep_for(50ms);  // the first one is in the queue, waiting out max_wait
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(router.sign(*cs[1].key, cs[1].mu.data(), cs[1].rnd.data(), second.data()), Status::ok);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  waiter.join();
+  EXPECT_EQ(first, cs[0].expected);
+  EXPECT_EQ(second, cs[1].expected);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queue_full, 1u);
+  EXPECT_EQ(c.queued, 1u);
+  EXPECT_EQ(c.cpu, 1u);
+  EXPECT_LT(waited, 250ms) << "the refused request waited for the queue";
+}
+
+TEST(BatchQueue, StopCompletesRequestsInFlightOnCpu) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 12);
+  QueueLimits limits;
+  limits.max_batch = 1000;
+  limits.max_wait = 60s;  // nothing flushes on its own
+  BatchQueue queue(make_cpu_executor(), limits);
+  std::vector<std::vector<uint8_t>> sigs(cs.size());
+  std::atomic<size_t> taken{0};
+  std::vector<std::thread> pool;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    pool.emplace_back([&, i] {
+      Request r;
+      r.op = BatchOp::sign;
+      r.params = &cs[i].key->params();
+      r.priv = cs[i].key;
+      r.mu = cs[i].mu.data();
+      r.rnd = cs[i].rnd.data();
+      sigs[i].resize(cs[i].expected.size());
+      r.sig_out = sigs[i].data();
+      if (queue.submit(r)) {
+        ++taken;
+        EXPECT_EQ(r.status, Status::ok);
+      } else {
+        run_on_cpu(r);
+      }
+    });
+  }
+  std::this_thread::sleep_for(200ms);
+  queue.stop();
+  for (std::thread& th : pool) th.join();
+  for (size_t i = 0; i < cs.size(); ++i) EXPECT_EQ(sigs[i], cs[i].expected) << i;
+  const QueueStats s = queue.stats();
+  EXPECT_EQ(s.requests, taken.load());
+  EXPECT_EQ(s.drained, taken.load());
+  EXPECT_EQ(s.batches, 0u);
+  EXPECT_GT(taken.load(), 0u);
+  // Stopped: refused from now on.
+  Request late;
+  late.op = BatchOp::sign;
+  late.params = &cs[0].key->params();
+  EXPECT_FALSE(queue.submit(late));
+}
+
+TEST(BatchQueue, KeygenBatchesEqualCpu) {
+  QueueLimits limits;
+  limits.max_batch = 8;
+  limits.max_wait = 1000us;
+  BatchQueue queue(with_faults(make_cpu_executor(), 2), limits);
+  constexpr size_t kN = 24;
+  std::atomic<size_t> wrong{0};
+  std::vector<std::thread> pool;
+  for (size_t i = 0; i < kN; ++i) {
+    pool.emplace_back([&, i] {
+      const Params& p = params(kSets[i % 3]);
+      uint8_t seed[SEED_BYTES];
+      for (size_t j = 0; j < sizeof seed; ++j) seed[j] = static_cast<uint8_t>(i * 3 + j);
+      std::vector<uint8_t> pk(p.pk_bytes), sk(p.sk_bytes);
+      Request r;
+      r.op = BatchOp::keygen;
+      r.params = &p;
+      r.seed = seed;
+      r.pk_out = pk.data();
+      r.sk_out = sk.data();
+      if (!queue.submit(r)) run_on_cpu(r);
+      std::unique_ptr<PrivateKey> k;
+      ASSERT_EQ(PrivateKey::from_seed(p, seed, k), Status::ok);
+      const auto epk = k->public_key().encoded();
+      const auto esk = k->encoded();
+      if (r.status != Status::ok || !std::equal(pk.begin(), pk.end(), epk.begin()) ||
+          !std::equal(sk.begin(), sk.end(), esk.begin()))
+        ++wrong;
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_GT(queue.stats().fallbacks, 0u);
+}
+
+// ---------------------------------------------------------------------------
+// ASYNC jobs: many jobs from one thread, each paused inside the router until
+// its batch completes.
+
+struct JobArgs {
+  Router* router;
+  const Case* c;
+  uint8_t* sig;
+};
+
+int sign_job(void* arg) {
+  const JobArgs* a = static_cast<const JobArgs*>(arg);
+  return a->router->sign(*a->c->key, a->c->mu.data(), a->c->rnd.data(), a->sig) == Status::ok ? 1 : 0;
+}
+
+struct Job {
+  ASYNC_JOB* job = nullptr;
+  ASYNC_WAIT_CTX* wait = nullptr;
+  int ret = 0;
+  bool finished = false;
+  std::vector<uint8_t> sig;
+};
+
+// Starts every job, then resumes each whose wait ctx says so (its eventfd is
+// readable, or its callback fired) until all finished. Returns how many pauses
+// it saw in total.
+size_t drive_jobs(Router& router, const std::vector<Case>& cs, bool use_callback) {
+  std::vector<Job> jobs(cs.size());
+  std::vector<JobArgs> args(cs.size());
+  std::mutex ready_m;
+  std::vector<size_t> ready;  // callback mode: jobs whose callback fired
+  struct CallbackArg {
+    std::mutex* m;
+    std::vector<size_t>* ready;
+    size_t index;
+  };
+  std::vector<CallbackArg> cb_args(cs.size());
+  size_t pauses = 0;
+  size_t done = 0;
+
+  auto step = [&](size_t i) {
+    Job& j = jobs[i];
+    const int rc = ASYNC_start_job(&j.job, j.wait, &j.ret, sign_job, &args[i], sizeof(JobArgs));
+    if (rc == ASYNC_PAUSE) {
+      ++pauses;
+    } else {
+      EXPECT_EQ(rc, ASYNC_FINISH) << "job " << i;
+      j.finished = true;
+      ++done;
+    }
+  };
+
+  for (size_t i = 0; i < cs.size(); ++i) {
+    jobs[i].wait = ASYNC_WAIT_CTX_new();
+    jobs[i].sig.resize(cs[i].expected.size());
+    args[i] = {&router, &cs[i], jobs[i].sig.data()};
+    if (use_callback) {
+      cb_args[i] = {&ready_m, &ready, i};
+      ASYNC_WAIT_CTX_set_callback(
+          jobs[i].wait,
+          [](void* a) {
+            auto* cb = static_cast<CallbackArg*>(a);
+            std::lock_guard<std::mutex> lock(*cb->m);
+            cb->ready->push_back(cb->index);
+            return 1;
+          },
+          &cb_args[i]);
+    }
+    step(i);
+  }
+
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (done < jobs.size() && std::chrono::steady_clock::now() < deadline) {
+    std::vector<size_t> resume;
+    if (use_callback) {
+      std::lock_guard<std::mutex> lock(ready_m);
+      resume.swap(ready);
+    } else {
+      std::vector<pollfd> fds;
+      std::vector<size_t> owner;
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        if (jobs[i].finished) continue;
+        size_t n = 0;
+        ASYNC_WAIT_CTX_get_all_fds(jobs[i].wait, nullptr, &n);
+        std::vector<OSSL_ASYNC_FD> f(n);
+        if (n != 0) ASYNC_WAIT_CTX_get_all_fds(jobs[i].wait, f.data(), &n);
+        EXPECT_EQ(n, 1u) << "job " << i << " paused without a wait fd";
+        for (OSSL_ASYNC_FD fd : f) {
+          fds.push_back({fd, POLLIN, 0});
+          owner.push_back(i);
+        }
+      }
+      if (poll(fds.data(), fds.size(), 100) > 0) {
+        for (size_t k = 0; k < fds.size(); ++k)
+          if (fds[k].revents & POLLIN) resume.push_back(owner[k]);
+      }
+    }
+    if (resume.empty() && use_callback) std::this_thread::sleep_for(100us);
+    for (size_t i : resume)
+      if (!jobs[i].finished) step(i);
+  }
+  EXPECT_EQ(done, jobs.size()) << "jobs left paused";
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(jobs[i].ret, 1) << "job " << i;
+    EXPECT_EQ(jobs[i].sig, cs[i].expected) << "job " << i;
+    ASYNC_WAIT_CTX_free(jobs[i].wait);
+  }
+  return pauses;
+}
+
+class AsyncJobs : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { ASSERT_EQ(ASYNC_init_thread(256, 0), 1); }
+  void TearDown() override { ASYNC_cleanup_thread(); }
+};
+
+TEST_P(AsyncJobs, PauseUntilTheBatchCompletes) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 96);
+  RouterConfig cfg = queue_everything(16, 2000us);
+  cfg.min_inflight = 1000;  // only being inside a job sends a request to the queue
+  Router router(cfg, make_cpu_executor(), "test");
+  const size_t pauses = drive_jobs(router, cs, GetParam());
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queued, cs.size());
+  EXPECT_EQ(c.cpu, 0u);
+  // Jobs paused; not necessarily all: a batch may complete before the
+  // request that filled it starts to wait.
+  EXPECT_GT(pauses, cs.size() / 2);
+  // One thread kept many requests in flight: they were batched together.
+  EXPECT_GT(c.mean_batch, 4.0) << c.batches << " batches";
+}
+
+TEST_P(AsyncJobs, FaultsInsideJobsLoseNothing) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 48);
+  RouterConfig cfg = queue_everything(8, 1000us);
+  Router router(cfg, with_faults(make_cpu_executor(), 2), "test");
+  drive_jobs(router, cs, GetParam());
+  EXPECT_GT(router.counters().fallbacks, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(WakeUp, AsyncJobs, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? std::string("Callback") : std::string("EventFd"); });
+
+// ---------------------------------------------------------------------------
+// Settings
+
+TEST(RouterConfig, KeysAndValues) {
+  RouterConfig cfg;
+  std::string why;
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU, "OFF", &why));
+  EXPECT_EQ(cfg.gpu, GpuMode::off);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU, "auto", &why));
+  EXPECT_EQ(cfg.gpu, GpuMode::automatic);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MIN_INFLIGHT, "0", &why));
+  EXPECT_EQ(cfg.min_inflight, 0u);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MAX_BATCH, "4096", &why));
+  EXPECT_EQ(cfg.limits.max_batch, 4096u);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MAX_WAIT_US, "250", &why));
+  EXPECT_EQ(cfg.limits.max_wait, 250us);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_QUEUE_DEPTH, "10", &why));
+  EXPECT_EQ(cfg.limits.capacity, 10u);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "REF", &why));
+  EXPECT_EQ(cfg.cpu_backend, "ref");
+
+  const std::pair<const char*, const char*> bad[] = {
+      {CONFIG_GPU, "maybe"},           {CONFIG_GPU_MIN_INFLIGHT, "-1"},   {CONFIG_GPU_MAX_BATCH, "0"},
+      {CONFIG_GPU_MAX_BATCH, "12abc"}, {CONFIG_GPU_MAX_WAIT_US, ""},      {CONFIG_GPU_QUEUE_DEPTH, "99999999999"},
+      {CONFIG_CPU_BACKEND, "sse2"},    {"gpu_speed", "1"},
+  };
+  for (const auto& [key, value] : bad) {
+    why.clear();
+    EXPECT_FALSE(apply_router_key(cfg, key, value, &why)) << key << "=" << value;
+    EXPECT_NE(why.find(key), std::string::npos) << why;
+  }
+}
+
+TEST(RouterConfig, GpuOnWithoutGpuIsRefused) {
+  RouterConfig cfg;
+  cfg.gpu = GpuMode::on;
+  std::string why;
+  bool no_gpu = false;
+  std::unique_ptr<Router> r = Router::create(cfg, &why, &no_gpu);
+  if (r != nullptr) GTEST_SKIP() << "skipped: a GPU is present (" << r->gpu_devices() << ")";
+  EXPECT_TRUE(no_gpu);
+  EXPECT_NE(why.find("gpu = on"), std::string::npos) << why;
+}
+
+TEST(RouterConfig, GpuOffNeverQueues) {
+  RouterConfig cfg = queue_everything(4, 100us);
+  cfg.gpu = GpuMode::off;
+  std::string why;
+  std::unique_ptr<Router> r = Router::create(cfg, &why);
+  ASSERT_NE(r, nullptr) << why;
+  auto keys = all_keys();
+  auto cs = cases(keys, 6);
+  EXPECT_EQ(run_threads(*r, cs, 3), 0u);
+  EXPECT_EQ(r->counters().queued, 0u);
+  EXPECT_EQ(r->gpu_devices(), "none: gpu = off");
+}
+
+// ---------------------------------------------------------------------------
+// The GPU engine behind the executor interface (a CUDA device needed).
+
+TEST(GpuExecutor, VerifyAndKeygenEqualCpu) {
+  std::string why;
+  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(&why);
+  if (gpu == nullptr) GTEST_SKIP() << "skipped: no CUDA device (engine: " << why << ")";
+  auto keys = all_keys();
+  auto cs = cases(keys, 300);
+  RouterConfig cfg = queue_everything(64, 1000us);
+  Router router(cfg, gpu, gpu->description());
+  // Signing is not on the GPU yet: it runs on the CPU; verification is batched.
+  EXPECT_EQ(run_threads(router, cs, 16), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queued, cs.size() * 2);
+  EXPECT_EQ(c.fallbacks, 0u);
+
+  QueueLimits limits;
+  limits.max_batch = 32;
+  BatchQueue queue(gpu, limits);
+  std::atomic<size_t> wrong{0};
+  std::vector<std::thread> pool;
+  for (size_t i = 0; i < 48; ++i) {
+    pool.emplace_back([&, i] {
+      const Params& p = params(kSets[i % 3]);
+      uint8_t seed[SEED_BYTES];
+      for (size_t j = 0; j < sizeof seed; ++j) seed[j] = static_cast<uint8_t>(i * 5 + j);
+      std::vector<uint8_t> pk(p.pk_bytes), sk(p.sk_bytes);
+      Request r;
+      r.op = BatchOp::keygen;
+      r.params = &p;
+      r.seed = seed;
+      r.pk_out = pk.data();
+      r.sk_out = sk.data();
+      if (!queue.submit(r)) ++wrong;
+      std::unique_ptr<PrivateKey> k;
+      if (PrivateKey::from_seed(p, seed, k) != Status::ok || r.status != Status::ok ||
+          !std::equal(pk.begin(), pk.end(), k->public_key().encoded().begin()) ||
+          !std::equal(sk.begin(), sk.end(), k->encoded().begin()))
+        ++wrong;
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_EQ(queue.stats().failed_batches, 0u);
+}
+
+}  // namespace
+}  // namespace mldsa::prov
