@@ -108,8 +108,11 @@ MLDSA_HD inline uint32_t make_hint(int32_t lo, int32_t hi, int32_t gamma2) {
   return above | below | (at_edge & hi_nonzero);
 }
 
-// The loop's secret intermediates, in local memory; wiped by sign_attempt.
+// The loop's intermediates, in local memory. Secret, except what an accepted
+// attempt leaves for sign_encode (c~, z, h); the caller wipes it (sign_wipe)
+// when its unit of work is done, not after every attempt.
 struct SignScratch {
+  uint8_t ctilde[64];
   int32_t y[kMaxL][kN];
   int32_t z[kMaxL][kN];  // y^ until w is known
   int32_t w[kMaxK][kN];  // w, then r0 - c s2 + c t0
@@ -119,12 +122,14 @@ struct SignScratch {
   uint8_t buf[32 * 20];  // one ExpandMask output / one packed w1 row
 };
 
+MLDSA_HD inline void sign_wipe(SignScratch& s) { wipe_words(&s, sizeof s); }
+
 // One iteration of the rejection loop for attempt r (kappa = r * l, as a
-// 16-bit nonce like the core's). Writes sig (p.sig_bytes) and returns true iff
-// the candidate is accepted; sig is untouched otherwise. key: sign_expand_key's
-// words; mu, rhopp: 64 bytes each.
+// 16-bit nonce like the core's). True iff the candidate is accepted; then
+// sign_encode(s) gives the signature. key: sign_expand_key's words; mu,
+// rhopp: 64 bytes each.
 MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const uint8_t* mu, const uint8_t* rhopp,
-                                  uint32_t r, SignScratch& s, uint8_t* sig) {
+                                  uint32_t r, SignScratch& s) {
   const uint16_t kappa = static_cast<uint16_t>(r * p.l);
   const uint32_t zbits = p.gamma1_bits + 1;
   // y = ExpandMask(rho'', kappa) (Algorithm 34), y^ = NTT(y)  (lines 11-12)
@@ -164,10 +169,9 @@ MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const
   }
   sponge_finalize(hc);
   // The challenge is public (published with the signature; see cpu/ct.h).
-  uint8_t ctilde[64];
-  for (uint32_t b = 0; b < p.ctilde_bytes; ++b) ctilde[b] = sponge_squeeze_byte(hc);
+  for (uint32_t b = 0; b < p.ctilde_bytes; ++b) s.ctilde[b] = sponge_squeeze_byte(hc);
   int32_t c_hat[kN];
-  sample_in_ball(c_hat, ctilde, p.ctilde_bytes, p.tau);
+  sample_in_ball(c_hat, s.ctilde, p.ctilde_bytes, p.tau);
   ntt(c_hat);
 
   // z = y + c s1; reject if ||z|| >= gamma1 - beta  (lines 18-23)
@@ -206,23 +210,22 @@ MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const
     }
     reject |= poly_exceeds(s.tmp, p.gamma2);
   }
-  accepted = accepted && reject == 0 && ones <= p.omega;
+  return accepted && reject == 0 && ones <= p.omega;
+}
 
-  if (accepted) {  // z and h are the signature, public from here on
-    for (uint32_t b = 0; b < p.ctilde_bytes; ++b) sig[b] = ctilde[b];
-    uint8_t* q = sig + p.ctilde_bytes;
-    for (uint32_t j = 0; j < p.l; ++j, q += z_poly_bytes(p)) pack_bits(q, s.z[j], zbits, p.gamma1, true);
-    // HintBitPack (Algorithm 20): positions of the ones, then running counts.
-    for (uint32_t b = 0; b < p.omega + p.k; ++b) q[b] = 0;
-    uint32_t idx = 0;
-    for (uint32_t i = 0; i < p.k; ++i) {
-      for (int c = 0; c < kN; ++c)
-        if ((s.hint[i][c / 32] >> (c % 32)) & 1) q[idx++] = static_cast<uint8_t>(c);
-      q[p.omega + i] = static_cast<uint8_t>(idx);
-    }
+// sigEncode (Algorithm 26) of the accepted attempt in s: p.sig_bytes bytes.
+MLDSA_HD inline void sign_encode(const TaskParams& p, const SignScratch& s, uint8_t* sig) {
+  for (uint32_t b = 0; b < p.ctilde_bytes; ++b) sig[b] = s.ctilde[b];
+  uint8_t* q = sig + p.ctilde_bytes;
+  for (uint32_t j = 0; j < p.l; ++j, q += z_poly_bytes(p)) pack_bits(q, s.z[j], p.gamma1_bits + 1, p.gamma1, true);
+  // HintBitPack (Algorithm 20): positions of the ones, then running counts.
+  for (uint32_t b = 0; b < p.omega + p.k; ++b) q[b] = 0;
+  uint32_t idx = 0;
+  for (uint32_t i = 0; i < p.k; ++i) {
+    for (int c = 0; c < kN; ++c)
+      if ((s.hint[i][c / 32] >> (c % 32)) & 1) q[idx++] = static_cast<uint8_t>(c);
+    q[p.omega + i] = static_cast<uint8_t>(idx);
   }
-  wipe_words(&s, sizeof s);
-  return accepted;
 }
 
 // The whole loop in one thread: attempts 0, 1, ... until one is accepted (the
@@ -232,8 +235,10 @@ MLDSA_HD inline uint32_t sign_task(const TaskParams& p, const int32_t* key, cons
   uint8_t rhopp[64];
   sign_rhopp(key, rnd, mu, rhopp);
   uint32_t r = 0;
-  while (!sign_attempt(p, key, mu, rhopp, r, s, sig)) ++r;
+  while (!sign_attempt(p, key, mu, rhopp, r, s)) ++r;
+  sign_encode(p, s, sig);
   wipe_words(rhopp, sizeof rhopp);
+  sign_wipe(s);
   return r;
 }
 

@@ -310,7 +310,6 @@ TEST(SignScheduler, HostThreadsSignLikeTheCore) {
       for (Bytes& s : sigs) std::fill(s.begin(), s.end(), 0);
       auto unit = [&] {
         auto scratch = std::make_unique<gpu::SignScratch>();
-        Bytes sig(p.sig_bytes);
         gpu::SignUnit u;
         for (;;) {
           const gpu::SchedStep step = gpu::sched_acquire(st.s, u);
@@ -320,10 +319,10 @@ TEST(SignScheduler, HostThreadsSignLikeTheCore) {
             continue;
           }
           const uint32_t t = u.task;
-          const bool ok = gpu::sign_attempt(tp, xkey.data(), mus[t].data(), rhopps[t].data(), u.attempt, *scratch,
-                                            sig.data());
-          gpu::sched_complete(st.s, u, ok, [&] { sigs[t] = sig; });
+          const bool ok = gpu::sign_attempt(tp, xkey.data(), mus[t].data(), rhopps[t].data(), u.attempt, *scratch);
+          gpu::sched_complete(st.s, u, ok, [&] { gpu::sign_encode(tp, *scratch, sigs[t].data()); });
         }
+        gpu::sign_wipe(*scratch);
       };
       std::vector<std::thread> threads;
       for (int i = 0; i < 6; ++i) threads.emplace_back(unit);
