@@ -16,7 +16,11 @@
 
 #if defined(__CUDACC__)
 #define MLDSA_HD __host__ __device__
+#if defined(__CUDA_ARCH__)
 #define MLDSA_UNROLL _Pragma("unroll")
+#else  // nvcc's host pass: no pragma both its front end and g++ accept
+#define MLDSA_UNROLL
+#endif
 // For the big leaf functions (the permutation, the NTTs): one copy in the
 // binary instead of one per call site keeps compile time and registers down.
 #define MLDSA_NOINLINE __noinline__

@@ -1,0 +1,87 @@
+// engine.h - the GPU batch engine (target mldsa_cuda): batched ML-DSA KeyGen
+// and Verify on a CUDA device, returning exactly what the core (cpu/) returns.
+//
+// Plain C++: includes no CUDA header, so the provider, tests and benchmarks
+// compile it with the host compiler. No OpenSSL.
+//
+// Inside: a fixed pool of device buffers and pinned host staging buffers,
+// allocated on first use and grown when a batch needs more, and a few CUDA
+// streams. A batch is cut into chunks; while the GPU works on one chunk in one
+// stream, the host stages the next into another, so copies in, kernels and
+// copies out overlap. Kernels are thread-per-task for now (kernels/task/).
+// Not yet here: the expanded-key cache (A^ and tr of recently seen public keys
+// kept in device memory), signing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cpu/mldsa.h"
+
+namespace mldsa::gpu {
+
+enum class EngineError {
+  none = 0,
+  bad_argument,  // null pointers for a non-empty batch
+  cuda,          // a CUDA call or kernel launch failed; see message
+};
+
+// The outcome of an engine call. On failure nothing in the outputs is to be
+// trusted; the engine stays usable (unless the device itself is lost, which
+// the next call reports again), so the caller can fall back to the CPU.
+struct EngineStatus {
+  EngineError error = EngineError::none;
+  std::string message;  // "cudaMemcpyAsync: out of memory", ...
+  bool ok() const { return error == EngineError::none; }
+};
+
+// One verification. Either mu (64 bytes, external mu / Algorithm 7 line 6
+// done by the caller), or the pure ML-DSA inputs msg and ctx (FIPS 204
+// Algorithm 3: M' = 0 || len(ctx) || ctx || msg; tr = H(pk) and mu are
+// computed on the device). A wrong sig_len or a ctx over 255 bytes is a reject.
+struct VerifyItem {
+  const uint8_t* pk = nullptr;  // params.pk_bytes
+  const uint8_t* sig = nullptr;
+  size_t sig_len = 0;
+  const uint8_t* mu = nullptr;  // when set, msg and ctx are ignored
+  const uint8_t* msg = nullptr;
+  size_t msg_len = 0;
+  const uint8_t* ctx = nullptr;
+  size_t ctx_len = 0;
+};
+
+struct EngineConfig {
+  unsigned streams = 4;       // chunks in flight at once
+  size_t chunk_items = 32768; // tasks per kernel launch
+};
+
+class Engine {
+ public:
+  // An engine on CUDA device 0, or nullptr with *why set ("no CUDA device",
+  // the driver's error) when there is none.
+  static std::unique_ptr<Engine> create(std::string* why, const EngineConfig& config = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // ML-DSA.KeyGen_internal for n seeds (32 bytes each, back to back): pks gets
+  // n * p.pk_bytes, sks n * p.sk_bytes. Device and staging memory that held
+  // seeds or secret keys is zeroed after use.
+  EngineStatus keygen(const Params& p, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks);
+
+  // ok[i] = 1 if items[i] verifies, else 0.
+  EngineStatus verify(const Params& p, const VerifyItem* items, size_t n, uint8_t* ok);
+
+  // "NVIDIA H200 (sm_90, 132 SMs)".
+  const std::string& device_description() const;
+
+  struct Impl;
+
+ private:
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mldsa::gpu
