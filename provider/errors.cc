@@ -60,8 +60,10 @@ struct Upcalls {
 
 // The module may be loaded into several library contexts at once; each has
 // its own handle (and error library number), any live one resolves our strings.
-std::mutex g_mutex;
-std::vector<Upcalls> g_live;
+// Allocated once and never destroyed: OPENSSL_cleanup runs teardown from an
+// atexit handler, after this module's static destructors may have run.
+std::mutex& g_mutex = *new std::mutex;
+std::vector<Upcalls>& g_live = *new std::vector<Upcalls>;
 
 void set_error(const Upcalls& u, int reason, const char* fmt, ...) {
   va_list args;
