@@ -3,7 +3,9 @@
 // the core for the same inputs, and every rejected input.
 #include "tests/provider/provider_fixture.h"
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 namespace mldsa::test {
 namespace {
@@ -540,6 +542,40 @@ TEST_F(SignatureDispatch, HashMlDsaEqualsCore) {
     EXPECT_EQ(digest_verify(pkey, msg, expect, p), 0);
     EVP_PKEY_free(pkey);
   }
+}
+
+}  // namespace
+}  // namespace mldsa::test
+
+namespace mldsa::test {
+namespace {
+
+// One key, many threads signing and verifying at once: the key object is
+// shared read-only, each thread has its own operation context.
+TEST_F(Signature, ConcurrentUseOfOneKey) {
+  EVP_PKEY* pkey = keygen(ParamSet::ML_DSA_65, seed_of(50));
+  ASSERT_NE(pkey, nullptr);
+  std::atomic<int> good{0}, bad{0};
+  auto worker = [&](int t) {
+    EVP_MD_CTX* md = EVP_MD_CTX_new();
+    for (int i = 0; i < 8; ++i) {
+      const auto msg = message(64 + i, static_cast<uint8_t>(t));
+      std::vector<uint8_t> sig(params(ParamSet::ML_DSA_65).sig_bytes);
+      size_t len = sig.size();
+      const bool ok = EVP_DigestSignInit_ex(md, nullptr, nullptr, libctx_, nullptr, pkey, nullptr) == 1 &&
+                      EVP_DigestSign(md, sig.data(), &len, msg.data(), msg.size()) == 1 &&
+                      EVP_DigestVerifyInit_ex(md, nullptr, nullptr, libctx_, nullptr, pkey, nullptr) == 1 &&
+                      EVP_DigestVerify(md, sig.data(), len, msg.data(), msg.size()) == 1;
+      (ok ? good : bad)++;
+    }
+    EVP_MD_CTX_free(md);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(worker, t);
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(good.load(), 32);
+  EXPECT_EQ(bad.load(), 0);
+  EVP_PKEY_free(pkey);
 }
 
 }  // namespace
