@@ -154,9 +154,12 @@ bool BatchQueue::push(Request& r) {
   if (!dispatcher_.joinable()) {
     try {
       dispatcher_ = std::thread(&BatchQueue::run, this);
+      owner_ = getpid();
     } catch (...) {
       return false;  // no thread: this request, and the next ones, run on the CPU
     }
+  } else if (owner_ != getpid()) {
+    return false;  // a forked child: the dispatcher stayed in the parent; CPU from now on
   }
   std::deque<Entry>& b = buckets_[bucket_of(r)];
   b.push_back({&r, std::chrono::steady_clock::now()});
@@ -172,7 +175,11 @@ void BatchQueue::stop() {
     stopping_ = true;
     cv_.notify_all();
   }
-  if (dispatcher_.joinable()) dispatcher_.join();
+  if (!dispatcher_.joinable()) return;
+  if (owner_ != getpid())
+    dispatcher_.detach();  // a forked child has no such thread to join
+  else
+    dispatcher_.join();
 }
 
 void BatchQueue::run() {

@@ -14,6 +14,8 @@
 
 #include <openssl/async.h>
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -159,6 +161,7 @@ class BatchQueue {
   size_t pending_ = 0;  // queued + executing
   bool stopping_ = false;
   std::thread dispatcher_;  // started by the first push
+  pid_t owner_ = 0;         // the process that started it (fork: the child has none)
 
   std::atomic<uint64_t> requests_{0}, batches_{0}, failed_batches_{0}, fallbacks_{0}, drained_{0}, refused_{0};
 };

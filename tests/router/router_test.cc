@@ -11,6 +11,8 @@
 #include <openssl/async.h>
 
 #include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -277,6 +279,48 @@ TEST(BatchQueue, KeygenBatchesEqualCpu) {
   for (std::thread& th : pool) th.join();
   EXPECT_EQ(wrong.load(), 0u);
   EXPECT_GT(queue.stats().fallbacks, 0u);
+}
+
+void sign_request(Request& r, const Case& c, std::vector<uint8_t>& sig) {
+  sig.assign(c.expected.size(), 0);
+  r.op = BatchOp::sign;
+  r.params = &c.key->params();
+  r.priv = c.key;
+  r.mu = c.mu.data();
+  r.rnd = c.rnd.data();
+  r.sig_out = sig.data();
+}
+
+// A forked child has no dispatcher (it stayed in the parent): its requests
+// run on the CPU, and stopping the queue there does not wait for the thread.
+TEST(BatchQueue, ForkedChildComputesOnCpu) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 2);
+  QueueLimits limits;
+  limits.max_batch = 1;
+  auto queue = std::make_unique<BatchQueue>(make_cpu_executor(), limits);
+  std::vector<uint8_t> sig;
+  Request r;
+  sign_request(r, cs[0], sig);
+  ASSERT_TRUE(queue->submit(r));  // the dispatcher runs now
+  EXPECT_EQ(sig, cs[0].expected);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(20);  // a hang fails the test instead of blocking it
+    std::vector<uint8_t> child_sig;
+    Request cr;
+    sign_request(cr, cs[1], child_sig);
+    const bool refused = !queue->submit(cr);
+    run_on_cpu(cr);
+    const bool right = child_sig == cs[1].expected;
+    queue.reset();
+    _exit(refused && right ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "child killed (hung?)";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's request was queued, or came out wrong";
 }
 
 // ---------------------------------------------------------------------------
