@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/launch.h"
+#include "kernels/sign_runner.h"
 #include "kernels/task/params.h"
 
 namespace mldsa::gpu {
@@ -86,6 +87,7 @@ struct Engine::Impl {
   std::string description;
   std::vector<Slot> slots;
   std::mutex mu;  // one batch at a time
+  std::unique_ptr<SignRunner> signer;  // batch signing (kernels/sign_runner.h), made on first use
 
   ~Impl() {
     drain();
@@ -320,6 +322,18 @@ EngineStatus Engine::verify(const Params& p, const VerifyItem* items, size_t n, 
   if (!items || !ok) return {EngineError::bad_argument, "verify: null buffer"};
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->verify(task_params(p), items, n, ok);
+}
+
+EngineStatus Engine::sign(const Params& p, const SignItem* items, size_t n, uint8_t* sigs, SignScheduling mode) {
+  if (n == 0) return {};
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (!impl_->signer) {
+    std::string why;
+    const std::vector<int> devices = sign_devices(&why);
+    if (devices.empty()) return {EngineError::bad_argument, "sign: " + why};
+    if (EngineStatus st = SignRunner::create(devices, impl_->config, impl_->signer); !st.ok()) return st;
+  }
+  return impl_->signer->sign(p, items, n, sigs, mode);
 }
 
 const std::string& Engine::device_description() const { return impl_->description; }

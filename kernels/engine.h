@@ -19,6 +19,7 @@
 #include <string>
 
 #include "cpu/mldsa.h"
+#include "kernels/sign_item.h"
 
 namespace mldsa::gpu {
 
@@ -73,6 +74,16 @@ class Engine {
 
   // ok[i] = 1 if items[i] verifies, else 0.
   EngineStatus verify(const Params& p, const VerifyItem* items, size_t n, uint8_t* ok);
+
+  // ML-DSA signatures from mu (see SignItem in kernels/sign_item.h): sigs gets
+  // n * p.sig_bytes, byte-equal to the core's sign_mu for the same sk, mu and
+  // rnd. Runs on the devices sign_devices() lists (MLDSA_ACCEL_GPUS; the
+  // batch is split among them), with its own streams and buffers, set up on
+  // the first call. Memory that held keys, rnd or rho'' is zeroed after use.
+  // Not yet here: the per-key device cache of expanded keys (a key is expanded
+  // once per chunk of a batch, not once across batches).
+  EngineStatus sign(const Params& p, const SignItem* items, size_t n, uint8_t* sigs,
+                    SignScheduling mode = SignScheduling::dynamic);
 
   // "NVIDIA H200 (sm_90, 132 SMs)".
   const std::string& device_description() const;
