@@ -280,7 +280,11 @@ EngineStatus SignRunner::sign(const Params& p, const SignItem* items, size_t n, 
     results[d] = devices_[d]->run(tp, items + first, count, sigs + first * tp.sig_bytes, mode);
   };
   if (ndev == 1) {
+    // On the caller's thread: leave its current device as it was.
+    int previous = 0;
+    const bool restore = cudaGetDevice(&previous) == cudaSuccess;
     work(0);
+    if (restore) cudaSetDevice(previous);
   } else {
     std::vector<std::thread> threads;
     for (size_t d = 0; d < ndev; ++d) threads.emplace_back(work, d);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cpu/mldsa.h"
+#include "kernels/engine.h"
 #include "kernels/sign_runner.h"
 #include "tests/core/acvp_vectors.h"
 #include "tests/core/reference_hash.h"
@@ -68,25 +69,31 @@ class GpuSign : public ::testing::Test {
     runner_ = r.release();
     if (SignRunner::create(devices, EngineConfig{3, 7}, r).ok()) small_chunks_ = r.release();
     if (SignRunner::create({devices[0], devices[0]}, EngineConfig{2, 1000}, r).ok()) two_logical_ = r.release();
+    engine_ = gpu::Engine::create(&why_).release();
   }
   static void TearDownTestSuite() {
     delete runner_;
     delete small_chunks_;
     delete two_logical_;
+    delete engine_;
     runner_ = small_chunks_ = two_logical_ = nullptr;
+    engine_ = nullptr;
   }
   void SetUp() override {
     if (!runner_) GTEST_SKIP() << "skipped: " << why_;  // "no CUDA device (...)"
     ASSERT_NE(small_chunks_, nullptr);
     ASSERT_NE(two_logical_, nullptr);
+    ASSERT_NE(engine_, nullptr) << why_;
   }
-  // Every runner and both schedulings must give want (per item).
+  // Every runner, the engine's entry point, and both schedulings must give
+  // want (per item).
   static void expect_all_sign(const Params& p, const std::vector<SignItem>& items, const std::vector<Bytes>& want,
                               const std::string& what) {
-    for (SignRunner* r : {runner_, small_chunks_, two_logical_}) {
+    for (SignRunner* r : {runner_, small_chunks_, two_logical_, static_cast<SignRunner*>(nullptr)}) {
       for (SignScheduling mode : {SignScheduling::dynamic, SignScheduling::per_task}) {
         Bytes sigs(items.size() * p.sig_bytes, 0);
-        const gpu::EngineStatus st = r->sign(p, items.data(), items.size(), sigs.data(), mode);
+        const gpu::EngineStatus st = r ? r->sign(p, items.data(), items.size(), sigs.data(), mode)
+                                       : engine_->sign(p, items.data(), items.size(), sigs.data(), mode);
         ASSERT_TRUE(st.ok()) << what << ": " << st.message;
         size_t wrong = 0;
         for (size_t i = 0; i < items.size(); ++i)
@@ -94,18 +101,20 @@ class GpuSign : public ::testing::Test {
             if (++wrong <= 5) ADD_FAILURE() << what << " item " << i << " differs";
           }
         EXPECT_EQ(wrong, 0u) << what << (mode == SignScheduling::dynamic ? " dynamic" : " per-task loop") << ", "
-                             << r->logical_devices() << " logical device(s)";
+                             << (r ? std::to_string(r->logical_devices()) + " logical device(s)" : "Engine::sign");
       }
     }
   }
   static SignRunner* runner_;
   static SignRunner* small_chunks_;
   static SignRunner* two_logical_;
+  static gpu::Engine* engine_;
   static std::string why_;
 };
 SignRunner* GpuSign::runner_ = nullptr;
 SignRunner* GpuSign::small_chunks_ = nullptr;
 SignRunner* GpuSign::two_logical_ = nullptr;
+gpu::Engine* GpuSign::engine_ = nullptr;
 std::string GpuSign::why_;
 
 // mu of a sigGen record through its interface, computed on the host.
