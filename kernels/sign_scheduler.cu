@@ -33,7 +33,13 @@ __global__ void __launch_bounds__(kThreads) sign_kernel(TaskParams p, SignChunk 
   for (;;) {
     const SchedStep step = sched_acquire(s, u);
     if (step == SchedStep::stop) break;
-    if (step == SchedStep::retry) continue;
+    if (step == SchedStep::retry) {
+      // Nothing picked (the tail: units cycling over finished tasks). Back
+      // off briefly so spinning units leave issue slots and the atomic units
+      // to the ones still signing.
+      __nanosleep(200);
+      continue;
+    }
     const uint32_t t = u.task;
     const int32_t* key = c.xkeys + size_t{c.key_index[t]} * sign_key_words(p);
     const bool accepted = sign_attempt(p, key, c.mus + size_t{t} * 64, c.rhopps + size_t{t} * 64, u.attempt, scratch);

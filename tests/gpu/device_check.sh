@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # device_check.sh - the one GPU check: configure and build for sm_90, run the
-# CPU-side kernel test, the GPU-vs-CPU tests (100,000 random cases per
-# parameter set) and the GPU benchmark, then print a short table.
+# CPU-side kernel tests, the GPU-vs-CPU tests (100,000 random cases per
+# parameter set; KeyGen/Verify, then signing) and the GPU benchmarks (KeyGen/
+# Verify, then signing), then print a short table.
 # Meant for the H200 machine (no network: only find_package dependencies);
 # finishes within 8 minutes there. Exit 0: all passed; 1: a failure;
 # 77: no CUDA device (the GPU tests reported themselves skipped).
@@ -47,11 +48,13 @@ fi
 
 step "configure (sm_90, CUDA on)" 90 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DMLDSA_ACCEL_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DMLDSA_ACCEL_BENCH=ON -DMLDSA_ACCEL_TESTS=ON &&
-step "build (-j$jobs)" 200 cmake --build "$build" -j"$jobs" --target task_host_test gpu_test bench_gpu
+step "build (-j$jobs)" 200 cmake --build "$build" -j"$jobs" --target task_host_test gpu_test bench_gpu \
+  sign_task_test sign_gpu_test bench_gpu_sign
 
 gpu_skipped=0
 if [ "$failed" -eq 0 ]; then
   step "task code on the CPU (1000 cases/set)" 90 "$build/tests/kernels/task_host_test" --gtest_brief=1
+  step "sign task + scheduler on the CPU" 60 "$build/tests/kernels/sign_task_test" --gtest_brief=1
   # gtest exits 0 when tests are skipped: count them from its output.
   step "GPU vs CPU ($MLDSA_ACCEL_GPU_CASES cases/set)" 180 "$build/tests/gpu/gpu_test" --gtest_brief=1
   if grep -q "skipped: no CUDA device" "$log"; then
@@ -59,7 +62,9 @@ if [ "$failed" -eq 0 ]; then
     results[-1]="$(printf '%-40s %-12s' "GPU vs CPU" "SKIP (no CUDA device)")"
   fi
   if [ "$gpu_skipped" -eq 0 ]; then
+    step "GPU signing vs CPU ($MLDSA_ACCEL_GPU_CASES cases/set)" 120 "$build/tests/gpu/sign_gpu_test" --gtest_brief=1
     step "GPU benchmark" 200 "$build/bench/bench_gpu"
+    step "GPU signing benchmark" 150 "$build/bench/bench_gpu_sign"
   fi
 fi
 
