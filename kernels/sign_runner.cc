@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "kernels/device_list.h"
 #include "kernels/sign_launch.h"
 #include "kernels/task/sign.h"
 
@@ -215,31 +216,10 @@ std::vector<int> sign_devices(std::string* why) {
     if (why) *why = e != cudaSuccess ? std::string("no CUDA device (") + cudaGetErrorString(e) + ")" : "no CUDA device";
     return {};
   }
-  std::vector<int> base;
-  const char* list = std::getenv("MLDSA_ACCEL_GPUS");
-  if (list && *list) {
-    for (const char* p = list; *p;) {
-      char* end = nullptr;
-      const long v = std::strtol(p, &end, 10);
-      if (end == p || v < 0 || v >= count) {
-        if (why) *why = std::string("MLDSA_ACCEL_GPUS=") + list + ": not a list of device ordinals below " +
-                        std::to_string(count);
-        return {};
-      }
-      base.push_back(static_cast<int>(v));
-      p = *end == ',' ? end + 1 : end;
-      if (*end && *end != ',') {
-        if (why) *why = std::string("MLDSA_ACCEL_GPUS=") + list + ": bad separator";
-        return {};
-      }
-    }
-  } else {
-    for (int i = 0; i < count; ++i) base.push_back(i);
-  }
-  long split = 1;
-  if (const char* s = std::getenv("MLDSA_ACCEL_GPU_SPLIT"); s && *s) split = std::clamp(std::strtol(s, nullptr, 10), 1L, 16L);
+  const char* gpus = std::getenv("MLDSA_ACCEL_GPUS");
+  const char* split = std::getenv("MLDSA_ACCEL_GPU_SPLIT");
   std::vector<int> out;
-  for (long k = 0; k < split; ++k) out.insert(out.end(), base.begin(), base.end());
+  parse_device_list(gpus ? gpus : "", split ? split : "", count, out, why);
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cpu/mldsa.h"
+#include "kernels/device_list.h"
 #include "kernels/sign_scheduler.h"
 #include "kernels/task/sign.h"
 #include "tests/core/acvp_vectors.h"
@@ -331,6 +332,32 @@ TEST(SignScheduler, HostThreadsSignLikeTheCore) {
         EXPECT_EQ(sigs[t], want[t]) << p.name << " task " << t << (speculate ? " speculative" : " owners only");
     }
   }
+}
+
+// MLDSA_ACCEL_GPUS / MLDSA_ACCEL_GPU_SPLIT as the engine reads them.
+TEST(DeviceList, ParsesOrdinalsAndSplit) {
+  using V = std::vector<int>;
+  V out;
+  std::string why;
+  EXPECT_TRUE(gpu::parse_device_list("", "", 3, out, &why));
+  EXPECT_EQ(out, (V{0, 1, 2}));
+  EXPECT_TRUE(gpu::parse_device_list("2,0", "", 3, out, &why));
+  EXPECT_EQ(out, (V{2, 0}));
+  EXPECT_TRUE(gpu::parse_device_list("0", "2", 1, out, &why));  // one GPU as two logical devices
+  EXPECT_EQ(out, (V{0, 0}));
+  EXPECT_TRUE(gpu::parse_device_list("", "3", 2, out, &why));
+  EXPECT_EQ(out, (V{0, 1, 0, 1, 0, 1}));
+  for (const char* bad : {"3", "-1", "0,", ",0", "0,,1", "a", "0 1", "1x"}) {
+    why.clear();
+    EXPECT_FALSE(gpu::parse_device_list(bad, "", 3, out, &why)) << bad;
+    EXPECT_NE(why.find("MLDSA_ACCEL_GPUS"), std::string::npos) << bad;
+    EXPECT_TRUE(out.empty()) << bad;
+  }
+  for (const char* bad : {"0", "17", "x", "-2"}) {
+    EXPECT_FALSE(gpu::parse_device_list("0", bad, 1, out, &why)) << bad;
+    EXPECT_NE(why.find("MLDSA_ACCEL_GPU_SPLIT"), std::string::npos) << bad;
+  }
+  EXPECT_FALSE(gpu::parse_device_list("", "", 0, out, &why));  // no device at all
 }
 
 }  // namespace
