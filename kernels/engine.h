@@ -1,5 +1,6 @@
-// engine.h - the GPU batch engine (target mldsa_cuda): batched ML-DSA KeyGen
-// and Verify on a CUDA device, returning exactly what the core (cpu/) returns.
+// engine.h - the GPU batch engine (target mldsa_cuda): batched ML-DSA KeyGen,
+// Verify and Sign on CUDA devices, returning exactly what the core (cpu/)
+// returns.
 //
 // Plain C++: includes no CUDA header, so the provider, tests and benchmarks
 // compile it with the host compiler. No OpenSSL.
@@ -9,8 +10,11 @@
 // streams. A batch is cut into chunks; while the GPU works on one chunk in one
 // stream, the host stages the next into another, so copies in, kernels and
 // copies out overlap. Kernels are thread-per-task for now (kernels/task/).
-// Not yet here: the expanded-key cache (A^ and tr of recently seen public keys
-// kept in device memory), signing.
+// Signing (Engine::sign) runs through kernels/sign_runner.h: its own streams
+// and buffers per device, on every device MLDSA_ACCEL_GPUS lists, with the
+// rejection loop scheduled dynamically (kernels/sign_scheduler.h).
+// Not yet here: the expanded-key caches (A^ and tr of recently seen public
+// keys, the expanded private keys) kept in device memory across batches.
 #pragma once
 
 #include <cstddef>
