@@ -530,6 +530,16 @@ TEST_F(SignatureDispatch, HashMlDsaEqualsCore) {
     ASSERT_EQ(f.verify_init(c, key.get(), p), 1);
     EXPECT_EQ(f.verify(c, expect.data(), expect.size(), digest.data(), digest.size()), 1);
 
+    // EVP_DigestSignInit may name its own hash, and no other.
+    Dispatch d(prov_, OSSL_OP_SIGNATURE, names[i]);
+    auto dsi = d.get<OSSL_FUNC_signature_digest_sign_init_fn>(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT);
+    ASSERT_NE(dsi, nullptr);
+    EXPECT_EQ(dsi(c, "SHA512", key.get(), p), 1);
+    EXPECT_EQ(dsi(c, "SHA2-512", key.get(), p), 1);
+    ERR_clear_error();
+    EXPECT_EQ(dsi(c, "SHA256", key.get(), p), 0);
+    EXPECT_TRUE(raised("unsupported digest for ML-DSA"));
+
     // Its own AlgorithmIdentifier (sigAlgs 32..34).
     uint8_t aid[32];
     OSSL_PARAM g[] = {OSSL_PARAM_octet_string("algorithm-id", aid, sizeof aid), OSSL_PARAM_END};
