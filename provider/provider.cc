@@ -35,7 +35,7 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, nullptr, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, nullptr, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
-    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr),
+    OSSL_PARAM_uint(OSSL_PROV_PARAM_STATUS, nullptr),  // uint, as core_names.h declares it
     // Routing (provider/router.h).
     OSSL_PARAM_utf8_ptr(PARAM_CPU_BACKEND, nullptr, 0),
     OSSL_PARAM_utf8_ptr(PARAM_GPU_DEVICES, nullptr, 0),
@@ -60,7 +60,7 @@ int prov_get_params(void* provctx, OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != nullptr &&
       !OSSL_PARAM_set_utf8_ptr(p, kBuildInfo))
     return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr && !OSSL_PARAM_set_int(p, 1)) return 0;
+  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr && !OSSL_PARAM_set_uint(p, 1)) return 0;
   Router* router = provctx ? static_cast<ProvCtx*>(provctx)->router : nullptr;
   if (router != nullptr && !router->get_params(params)) return 0;
   return 1;

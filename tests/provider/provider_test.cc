@@ -20,12 +20,12 @@ TEST_F(ProviderLoad, GettableParams) {
   const char* name = nullptr;
   const char* version = nullptr;
   const char* buildinfo = nullptr;
-  int status = 0;
+  unsigned int status = 0;
   OSSL_PARAM p[] = {
       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, &name, 0),
       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, &version, 0),
       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, &buildinfo, 0),
-      OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, &status),
+      OSSL_PARAM_uint(OSSL_PROV_PARAM_STATUS, &status),
       OSSL_PARAM_END,
   };
   ASSERT_EQ(OSSL_PROVIDER_get_params(prov_, p), 1);
@@ -35,7 +35,7 @@ TEST_F(ProviderLoad, GettableParams) {
   EXPECT_GT(std::string(version).size(), 0u);
   ASSERT_NE(buildinfo, nullptr);
   EXPECT_NE(std::string(buildinfo).find("mldsa-accel"), std::string::npos);
-  EXPECT_EQ(status, 1);
+  EXPECT_EQ(status, 1u);
   const OSSL_PARAM* gettable = OSSL_PROVIDER_gettable_params(prov_);
   for (const char* key : {"name", "version", "buildinfo", "status"})
     EXPECT_NE(OSSL_PARAM_locate_const(gettable, key), nullptr) << key;
