@@ -7,6 +7,18 @@
 
 namespace mldsa {
 
+// 256 coefficients of `bits` bits fill exactly 8 * bits 32-bit words, so both
+// loops move whole little-endian words (bits <= 20 keeps the accumulator
+// under 64 bits); the word boundaries depend only on `bits`, never on data.
+namespace {
+inline void store32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline uint32_t load32(const uint8_t* p) {
+  return p[0] | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+}
+}  // namespace
+
 void pack_bits(uint8_t* out, const Poly* a, unsigned bits, int32_t offset, bool negate) {
   uint64_t acc = 0;
   unsigned have = 0;
@@ -15,10 +27,11 @@ void pack_bits(uint8_t* out, const Poly* a, unsigned bits, int32_t offset, bool 
     const int32_t v = negate ? offset - a->c[i] : a->c[i] + offset;
     acc |= static_cast<uint64_t>(static_cast<uint32_t>(v) & mask) << have;
     have += bits;
-    while (have >= 8) {
-      *out++ = static_cast<uint8_t>(acc);
-      acc >>= 8;
-      have -= 8;
+    if (have >= 32) {
+      store32(out, static_cast<uint32_t>(acc));
+      out += 4;
+      acc >>= 32;
+      have -= 32;
     }
   }
 }
@@ -28,9 +41,10 @@ void unpack_bits(Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool
   unsigned have = 0;
   const uint32_t mask = (1u << bits) - 1;
   for (int i = 0; i < N; ++i) {
-    while (have < bits) {
-      acc |= static_cast<uint64_t>(*in++) << have;
-      have += 8;
+    if (have < bits) {
+      acc |= static_cast<uint64_t>(load32(in)) << have;
+      in += 4;
+      have += 32;
     }
     const int32_t v = static_cast<int32_t>(acc & mask);
     acc >>= bits;
