@@ -13,7 +13,8 @@ namespace mldsa::gpu {
 struct SignItem {
   // skEncode bytes (params.sk_bytes) of a key the core accepted
   // (PrivateKey::encoded()); the device does not re-check them. Items that
-  // use one key should pass one pointer: within a chunk it is expanded once.
+  // use one key should pass one pointer: a chunk expands it once (or finds
+  // it in the device's expanded-key cache, matched by the sk bytes).
   const uint8_t* sk = nullptr;
   const uint8_t* mu = nullptr;   // 64 bytes
   // 32 bytes: deterministic signing passes 32 zero bytes. nullptr: hedged,

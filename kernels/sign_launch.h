@@ -13,14 +13,15 @@ namespace mldsa::gpu {
 
 // Device pointers of one signing chunk of n tasks over nkeys distinct keys.
 struct SignChunk {
-  const uint8_t* sks;         // nkeys * sk_bytes (secret)
-  const uint32_t* key_index;  // n: which key task i uses
+  const uint8_t* sks;         // nkeys * sk_bytes (secret): the keys to expand
+  const uint32_t* key_index;  // n: the expanded key task i uses (a slot of xkeys)
   const uint8_t* mus;         // n * 64
   const uint8_t* rnds;        // n * 32 (secret when hedged)
-  int32_t* xkeys;             // nkeys * sign_key_words: expanded keys (secret scratch)
+  int32_t* xkeys;             // expanded keys, sign_key_words each (secret): per chunk or the key cache
   uint8_t* rhopps;            // n * 64 (secret scratch)
   uint8_t* sigs;              // n * sig_bytes
   uint32_t nkeys;
+  const uint32_t* expand_slot;  // nkeys: the xkeys slot key i expands into; nullptr: slot i
 };
 
 // The schedule's device words for n tasks: 3 counters, then next_attempt,

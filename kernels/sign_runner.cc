@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "kernels/device_list.h"
+#include "kernels/key_cache.h"
 #include "kernels/sign_launch.h"
 #include "kernels/task/sign.h"
 
@@ -70,16 +71,35 @@ struct Slot {
   uint8_t* dst = nullptr;
 };
 
+// Expanded private keys kept in device memory across batches, per parameter
+// set: a chunk with few distinct keys (a service signing many messages with a
+// few keys) expands only the ones not cached. MLDSA_ACCEL_SIGN_KEY_CACHE=0
+// turns it off.
+constexpr uint32_t kCacheKeys = 256;
+
+bool key_cache_enabled() {
+  const char* v = std::getenv("MLDSA_ACCEL_SIGN_KEY_CACHE");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
+struct CachedKeys {
+  KeyCache book{kCacheKeys};
+  int32_t* arena = nullptr;  // kCacheKeys expanded keys (secret)
+  size_t bytes = 0;
+};
+
 }  // namespace
 
 struct SignRunner::Device {
   int ordinal = 0;
   EngineConfig config;
   std::vector<Slot> slots;
+  std::unique_ptr<CachedKeys> caches[3];  // by parameter set
 
   ~Device() {
     cudaSetDevice(ordinal);
     drain();
+    clear_caches(true);
     for (Slot& s : slots) {
       s.in.release();
       s.out.release();
@@ -93,10 +113,43 @@ struct SignRunner::Device {
     s.secret_in = 0;
   }
 
+  // Zeroes (and with release, frees) every cached expanded key.
+  void clear_caches(bool release) {
+    for (auto& c : caches) {
+      if (!c) continue;
+      c->book.clear();
+      if (c->arena) cudaMemset(c->arena, 0, c->bytes);
+      if (release) {
+        if (c->arena) cudaFree(c->arena);
+        c.reset();
+      }
+    }
+  }
+
+  // The cache for tp's parameter set, allocated on first use; nullptr when
+  // the device has no memory to spare for it.
+  CachedKeys* cache_for(const TaskParams& tp) {
+    std::unique_ptr<CachedKeys>& c = caches[tp.k / 2 - 2];  // k = 4, 6, 8
+    if (!c) {
+      auto fresh = std::make_unique<CachedKeys>();
+      fresh->bytes = size_t{kCacheKeys} * sign_key_words(tp) * sizeof(int32_t);
+      void* a = nullptr;
+      if (cudaMalloc(&a, fresh->bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+      }
+      fresh->arena = static_cast<int32_t*>(a);
+      c = std::move(fresh);
+    }
+    return c.get();
+  }
+
   EngineStatus finish(Slot& s) {
     if (!s.busy) return {};
     MLDSA_SIGN_TRY("cudaStreamSynchronize", cudaStreamSynchronize(s.stream));
     s.busy = false;
+    for (auto& c : caches)
+      if (c) c->book.release_stream(static_cast<unsigned>(&s - slots.data()));
     std::memcpy(s.dst, s.out.host, s.count * s.sig_bytes);
     wipe_host(s);
     return {};
@@ -112,6 +165,7 @@ struct SignRunner::Device {
       if (s.secret_scratch) cudaMemset(s.scratch.dev, 0, s.secret_scratch);
       wipe_host(s);
     }
+    clear_caches(false);  // a failed chunk may have left a slot unexpanded
     cudaGetLastError();
   }
 
@@ -142,8 +196,9 @@ struct SignRunner::Device {
   }
 };
 
-// Staging layout, 8-aligned: in = sks (distinct keys) | rnds | mus | key_index
-// (the first two secret); scratch = expanded keys | rho'' (secret) | schedule.
+// Staging layout, 8-aligned: in = sks (the keys to expand) | rnds | mus |
+// key_index | expand slots (the first two secret); scratch = expanded keys
+// (without the cache) | rho'' (secret) | schedule.
 EngineStatus SignRunner::Device::chunk(Slot& s, const TaskParams& tp, const SignItem* items, size_t count,
                                        uint8_t* sigs, SignScheduling mode) {
   std::unordered_map<const uint8_t*, uint32_t> key_of;
@@ -155,13 +210,41 @@ EngineStatus SignRunner::Device::chunk(Slot& s, const TaskParams& tp, const Sign
     if (fresh) keys.push_back(items[i].sk);
     index[i] = it->second;
   }
-  const size_t nkeys = keys.size();
-  const size_t off_rnds = align8(nkeys * tp.sk_bytes);
+  // Which keys to expand, and into which slot of xkeys: all of them into the
+  // chunk's scratch, or, with few distinct keys, the ones the cache lacks.
+  std::vector<const uint8_t*> expand;
+  std::vector<uint32_t> expand_slot;
+  CachedKeys* cache =
+      keys.size() <= kCacheKeys / 4 && slots.size() <= 64 && key_cache_enabled() ? cache_for(tp) : nullptr;
+  if (cache) {
+    const unsigned me = static_cast<unsigned>(&s - slots.data());
+    std::vector<uint32_t> slot_of(keys.size());
+    cache->book.begin_chunk();
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const KeyCache::Lookup l = cache->book.lookup(keys[k], tp.sk_bytes, me);
+      if (!l.ok) return {EngineError::cuda, "sign: key cache full"};  // cannot happen: at most a quarter is pinned
+      // Streams still reading the slot's old key, or still expanding it.
+      for (unsigned j = 0; j < slots.size(); ++j)
+        if ((l.streams >> j) & 1)
+          if (EngineStatus st = finish(slots[j]); !st.ok()) return st;
+      if (l.fresh) {
+        expand.push_back(keys[k]);
+        expand_slot.push_back(l.slot);
+      }
+      slot_of[k] = l.slot;
+    }
+    for (uint32_t& i : index) i = slot_of[i];
+  } else {
+    expand = keys;
+  }
+  const size_t nexpand = expand.size();
+  const size_t off_rnds = align8(nexpand * tp.sk_bytes);
   const size_t off_mus = align8(off_rnds + count * RND_BYTES);
   const size_t off_index = align8(off_mus + count * MU_BYTES);
-  const size_t in_bytes = off_index + count * sizeof(uint32_t);
+  const size_t off_slots = align8(off_index + count * sizeof(uint32_t));
+  const size_t in_bytes = off_slots + expand_slot.size() * sizeof(uint32_t);
   const size_t key_bytes = size_t{sign_key_words(tp)} * sizeof(int32_t);
-  const size_t off_rhopp = nkeys * key_bytes;
+  const size_t off_rhopp = cache ? 0 : nexpand * key_bytes;
   const size_t off_sched = align8(off_rhopp + count * 64);
   const size_t scratch_bytes = off_sched + sign_schedule_words(static_cast<uint32_t>(count)) * sizeof(uint32_t);
   if (EngineStatus st = s.in.reserve(in_bytes); !st.ok()) return st;
@@ -175,7 +258,7 @@ EngineStatus SignRunner::Device::chunk(Slot& s, const TaskParams& tp, const Sign
   s.secret_scratch = off_sched;
 
   uint8_t* h = s.in.host;
-  for (size_t k = 0; k < nkeys; ++k) std::memcpy(h + k * tp.sk_bytes, keys[k], tp.sk_bytes);
+  for (size_t k = 0; k < nexpand; ++k) std::memcpy(h + k * tp.sk_bytes, expand[k], tp.sk_bytes);
   // Hedged items (rnd == nullptr) get fresh OS randomness: one draw for the
   // whole chunk, then the caller's rnd where given.
   const bool hedged = std::any_of(items, items + count, [](const SignItem& it) { return !it.rnd; });
@@ -186,6 +269,7 @@ EngineStatus SignRunner::Device::chunk(Slot& s, const TaskParams& tp, const Sign
     std::memcpy(h + off_mus + i * MU_BYTES, items[i].mu, MU_BYTES);
   }
   std::memcpy(h + off_index, index.data(), count * sizeof(uint32_t));
+  if (!expand_slot.empty()) std::memcpy(h + off_slots, expand_slot.data(), expand_slot.size() * sizeof(uint32_t));
 
   MLDSA_SIGN_TRY("cudaMemcpyAsync", cudaMemcpyAsync(s.in.dev, h, in_bytes, cudaMemcpyHostToDevice, s.stream));
   uint8_t* d = s.in.dev;
@@ -194,16 +278,18 @@ EngineStatus SignRunner::Device::chunk(Slot& s, const TaskParams& tp, const Sign
                     reinterpret_cast<const uint32_t*>(d + off_index),
                     d + off_mus,
                     d + off_rnds,
-                    reinterpret_cast<int32_t*>(x),
+                    cache ? cache->arena : reinterpret_cast<int32_t*>(x),
                     x + off_rhopp,
                     s.out.dev,
-                    static_cast<uint32_t>(nkeys)};
+                    static_cast<uint32_t>(nexpand),
+                    cache ? reinterpret_cast<const uint32_t*>(d + off_slots) : nullptr};
   MLDSA_SIGN_TRY("launch_sign", launch_sign(tp, c, reinterpret_cast<uint32_t*>(x + off_sched),
                                             static_cast<uint32_t>(count), mode == SignScheduling::dynamic,
                                             s.stream));
   MLDSA_SIGN_TRY("cudaMemcpyAsync",
                  cudaMemcpyAsync(s.out.host, s.out.dev, count * tp.sig_bytes, cudaMemcpyDeviceToHost, s.stream));
-  // Keys, rnd, expanded keys and rho'' leave no trace in device memory.
+  // Keys, rnd, the chunk's expanded keys and rho'' leave no trace in device
+  // memory (cached keys stay until evicted, overwritten, or the engine ends).
   MLDSA_SIGN_TRY("cudaMemsetAsync", cudaMemsetAsync(s.in.dev, 0, s.secret_in, s.stream));
   MLDSA_SIGN_TRY("cudaMemsetAsync", cudaMemsetAsync(s.scratch.dev, 0, s.secret_scratch, s.stream));
   return {};

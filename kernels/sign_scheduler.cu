@@ -12,7 +12,8 @@ constexpr unsigned kThreads = 128;
 __global__ void __launch_bounds__(kThreads) expand_keys_kernel(TaskParams p, SignChunk c) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= c.nkeys) return;
-  sign_expand_key(p, c.sks + size_t{i} * p.sk_bytes, c.xkeys + size_t{i} * sign_key_words(p));
+  const uint32_t slot = c.expand_slot ? c.expand_slot[i] : i;
+  sign_expand_key(p, c.sks + size_t{i} * p.sk_bytes, c.xkeys + size_t{slot} * sign_key_words(p));
 }
 
 // rho'' per task, and the schedule's per-task words reset.
@@ -79,7 +80,8 @@ cudaError_t launch_sign(const TaskParams& p, const SignChunk& chunk, uint32_t* s
                         bool dynamic, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   const SignSchedule s = sign_schedule_at(schedule_words, n, dynamic);
-  expand_keys_kernel<<<(chunk.nkeys + kThreads - 1) / kThreads, kThreads, 0, stream>>>(p, chunk);
+  if (chunk.nkeys > 0)  // all cached: nothing to expand
+    expand_keys_kernel<<<(chunk.nkeys + kThreads - 1) / kThreads, kThreads, 0, stream>>>(p, chunk);
   prepare_tasks_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(p, chunk, s);
   const uint32_t units = dynamic ? sign_dynamic_units(n) : n;
   sign_kernel<<<(units + kThreads - 1) / kThreads, kThreads, 0, stream>>>(p, chunk, s);

@@ -243,6 +243,37 @@ TEST_F(GpuSign, HedgedSigningVerifiesAndIsFresh) {
   EXPECT_FALSE(std::equal(a.begin(), a.begin() + static_cast<long>(p.sig_bytes), a.begin() + static_cast<long>(p.sig_bytes)));
 }
 
+// Small chunks with few keys each go through the device's expanded-key cache:
+// 600 keys (more than its 256 slots per set) signed twice over, so keys are
+// cached, hit, evicted and expanded again, with chunks in flight on several
+// streams. Deterministic signing: byte-equal to sign_mu every time.
+TEST_F(GpuSign, KeyCacheHitsAndEvictionsStayExact) {
+  const Params& p = params(ParamSet::ML_DSA_44);
+  constexpr size_t kKeys = 600;
+  std::vector<std::unique_ptr<PrivateKey>> keys(kKeys);
+  parallel_for(kKeys, [&](size_t k) { PrivateKey::from_seed(p, Bytes(SEED_BYTES, static_cast<uint8_t>(k)), keys[k]); });
+  // Item i: key (i / 2) % kKeys for the first pass, the same keys again after.
+  const size_t n = 4 * kKeys;
+  Bytes mus(n * MU_BYTES);
+  std::mt19937_64 rng(99);
+  for (auto& b : mus) b = static_cast<uint8_t>(rng());
+  const Bytes zero(RND_BYTES, 0);
+  std::vector<SignItem> items(n);
+  std::vector<Bytes> want(n, Bytes(p.sig_bytes));
+  for (size_t i = 0; i < n; ++i) items[i] = {keys[(i / 2) % kKeys]->encoded().data(), mus.data() + i * MU_BYTES, zero.data()};
+  parallel_for(n, [&](size_t i) {
+    sign_mu(*keys[(i / 2) % kKeys], {mus.data() + i * MU_BYTES, MU_BYTES}, zero.data(), want[i].data());
+  });
+  for (SignRunner* r : {small_chunks_, two_logical_}) {
+    Bytes sigs(n * p.sig_bytes);
+    ASSERT_TRUE(r->sign(p, items.data(), n, sigs.data(), SignScheduling::dynamic).ok());
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i)
+      wrong += !std::equal(want[i].begin(), want[i].end(), sigs.begin() + static_cast<long>(i * p.sig_bytes));
+    EXPECT_EQ(wrong, 0u) << r->logical_devices() << " logical device(s)";
+  }
+}
+
 TEST_F(GpuSign, BadArgumentsAndEmptyBatch) {
   const Params& p = params(ParamSet::ML_DSA_44);
   Bytes sig(p.sig_bytes);

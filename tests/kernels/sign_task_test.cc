@@ -20,6 +20,7 @@
 
 #include "cpu/mldsa.h"
 #include "kernels/device_list.h"
+#include "kernels/key_cache.h"
 #include "kernels/sign_scheduler.h"
 #include "kernels/task/sign.h"
 #include "tests/core/acvp_vectors.h"
@@ -332,6 +333,55 @@ TEST(SignScheduler, HostThreadsSignLikeTheCore) {
         EXPECT_EQ(sigs[t], want[t]) << p.name << " task " << t << (speculate ? " speculative" : " owners only");
     }
   }
+}
+
+// The expanded-key cache's bookkeeping: hits, LRU eviction, keys pinned by
+// their chunk, and the streams to wait for before a slot is reused or read.
+TEST(KeyCache, LruPinningAndStreams) {
+  const Bytes a(64, 1), b(64, 2), c(64, 3), d(64, 4), e(64, 5);
+  gpu::KeyCache cache(3);
+  cache.begin_chunk();
+  auto la = cache.lookup(a.data(), a.size(), 0);
+  auto lb = cache.lookup(b.data(), b.size(), 0);
+  auto lc = cache.lookup(c.data(), c.size(), 0);
+  ASSERT_TRUE(la.ok && lb.ok && lc.ok);
+  EXPECT_TRUE(la.fresh && lb.fresh && lc.fresh);
+  EXPECT_EQ(la.streams | lb.streams | lc.streams, 0u);  // empty slots: nothing to wait for
+  EXPECT_NE(la.slot, lb.slot);
+  EXPECT_NE(lb.slot, lc.slot);
+  EXPECT_NE(la.slot, lc.slot);
+  // All three pinned by this chunk: a fourth key has no slot.
+  EXPECT_FALSE(cache.lookup(d.data(), d.size(), 0).ok);
+
+  cache.begin_chunk();  // stream 1: a hits, but stream 0 is still expanding it
+  auto ha = cache.lookup(a.data(), a.size(), 1);
+  EXPECT_TRUE(ha.ok);
+  EXPECT_FALSE(ha.fresh);
+  EXPECT_EQ(ha.slot, la.slot);
+  EXPECT_EQ(ha.streams, 1u << 0);
+  cache.release_stream(0);
+  EXPECT_EQ(cache.lookup(a.data(), a.size(), 1).streams, 0u);  // expanded now
+
+  // d evicts the least recently used key (b), whose reader stream 0 is done;
+  // e then evicts c. a, used last, stays.
+  cache.begin_chunk();
+  auto ld = cache.lookup(d.data(), d.size(), 2);
+  EXPECT_TRUE(ld.ok && ld.fresh);
+  EXPECT_EQ(ld.slot, lb.slot);
+  EXPECT_EQ(ld.streams, 0u);
+  auto le = cache.lookup(e.data(), e.size(), 2);
+  EXPECT_EQ(le.slot, lc.slot);
+  EXPECT_FALSE(cache.lookup(a.data(), a.size(), 2).fresh);
+  // b was evicted, and a, d, e are pinned by this chunk: no slot for b now.
+  EXPECT_FALSE(cache.lookup(b.data(), b.size(), 2).ok);
+  // Next chunk: b evicts d (least recently used), which stream 2 expanded and read.
+  cache.begin_chunk();
+  auto lb2 = cache.lookup(b.data(), b.size(), 3);
+  EXPECT_TRUE(lb2.ok && lb2.fresh);
+  EXPECT_EQ(lb2.streams, 1u << 2);  // stream 2 may still read the evicted key's slot
+
+  cache.clear();
+  EXPECT_TRUE(cache.lookup(a.data(), a.size(), 0).fresh);
 }
 
 // MLDSA_ACCEL_GPUS / MLDSA_ACCEL_GPU_SPLIT as the engine reads them.
