@@ -13,8 +13,9 @@
 // Signing (Engine::sign) runs through kernels/sign_runner.h: its own streams
 // and buffers per device, on every device MLDSA_ACCEL_GPUS lists, with the
 // rejection loop scheduled dynamically (kernels/sign_scheduler.h).
-// Not yet here: the expanded-key caches (A^ and tr of recently seen public
-// keys, the expanded private keys) kept in device memory across batches.
+// Expanded private keys are cached in device memory across batches (LRU,
+// zeroed on eviction) when a chunk has few distinct keys.
+// Not yet here: the public-key cache (A^ and tr of recently seen public keys).
 #pragma once
 
 #include <cstddef>
@@ -84,8 +85,10 @@ class Engine {
   // rnd. Runs on the devices sign_devices() lists (MLDSA_ACCEL_GPUS; the
   // batch is split among them), with its own streams and buffers, set up on
   // the first call. Memory that held keys, rnd or rho'' is zeroed after use.
-  // Not yet here: the per-key device cache of expanded keys (a key is expanded
-  // once per chunk of a batch, not once across batches).
+  // A chunk with at most 64 distinct keys takes them from the device's
+  // expanded-key cache (256 keys per parameter set, LRU, zeroed on eviction;
+  // MLDSA_ACCEL_SIGN_KEY_CACHE=0 turns it off); a chunk with more expands its
+  // keys once for the chunk.
   EngineStatus sign(const Params& p, const SignItem* items, size_t n, uint8_t* sigs,
                     SignScheduling mode = SignScheduling::dynamic);
 
