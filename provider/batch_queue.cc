@@ -148,18 +148,24 @@ bool BatchQueue::submit(Request& r) {
   return true;
 }
 
+bool BatchQueue::forked() const {
+  const pid_t owner = owner_.load(std::memory_order_acquire);
+  return owner != 0 && owner != getpid();
+}
+
 bool BatchQueue::push(Request& r) {
+  // A forked child: the dispatcher stayed in the parent, and m_ may have been
+  // held by it at the fork, so not even the lock is touched. CPU from now on.
+  if (forked()) return false;
   std::lock_guard<std::mutex> lock(m_);
   if (stopping_ || pending_ >= limits_.capacity) return false;
   if (!dispatcher_.joinable()) {
     try {
       dispatcher_ = std::thread(&BatchQueue::run, this);
-      owner_ = getpid();
+      owner_.store(getpid(), std::memory_order_release);
     } catch (...) {
       return false;  // no thread: this request, and the next ones, run on the CPU
     }
-  } else if (owner_ != getpid()) {
-    return false;  // a forked child: the dispatcher stayed in the parent; CPU from now on
   }
   std::deque<Entry>& b = buckets_[bucket_of(r)];
   b.push_back({&r, std::chrono::steady_clock::now()});
@@ -170,16 +176,13 @@ bool BatchQueue::push(Request& r) {
 }
 
 void BatchQueue::stop() {
+  if (forked()) return;  // nothing of ours runs in this process
   {
     std::lock_guard<std::mutex> lock(m_);
     stopping_ = true;
     cv_.notify_all();
   }
-  if (!dispatcher_.joinable()) return;
-  if (owner_ != getpid())
-    dispatcher_.detach();  // a forked child has no such thread to join
-  else
-    dispatcher_.join();
+  if (dispatcher_.joinable()) dispatcher_.join();
 }
 
 void BatchQueue::run() {

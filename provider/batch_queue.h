@@ -136,6 +136,12 @@ class BatchQueue {
   // submit() refuses from then on. Idempotent.
   void stop();
 
+  // True in a child forked after the dispatcher started: submit() refuses,
+  // stop() does nothing, and the queue must not be destroyed there (its
+  // thread and the waiters of its condition variable live in the parent), so
+  // the owner leaks it.
+  bool forked() const;
+
   QueueStats stats() const;
   const QueueLimits& limits() const { return limits_; }
   BatchExecutor& executor() const { return *executor_; }
@@ -161,7 +167,7 @@ class BatchQueue {
   size_t pending_ = 0;  // queued + executing
   bool stopping_ = false;
   std::thread dispatcher_;  // started by the first push
-  pid_t owner_ = 0;         // the process that started it (fork: the child has none)
+  std::atomic<pid_t> owner_{0};  // the process that started it
 
   std::atomic<uint64_t> requests_{0}, batches_{0}, failed_batches_{0}, fallbacks_{0}, drained_{0}, refused_{0};
 };

@@ -152,7 +152,11 @@ Router::Router(const RouterConfig& cfg, std::shared_ptr<BatchExecutor> executor,
   std::call_once(probed_, [&] { install(std::move(executor), std::move(devices)); });
 }
 
-Router::~Router() { stop(); }
+Router::~Router() {
+  stop();
+  // A forked child cannot destroy the parent's queue (see BatchQueue::forked).
+  if (probed() && queue_ != nullptr && queue_->forked()) (void)queue_.release();
+}
 
 std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* error, bool* no_gpu) {
   if (no_gpu != nullptr) *no_gpu = false;

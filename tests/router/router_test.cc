@@ -281,41 +281,28 @@ TEST(BatchQueue, KeygenBatchesEqualCpu) {
   EXPECT_GT(queue.stats().fallbacks, 0u);
 }
 
-void sign_request(Request& r, const Case& c, std::vector<uint8_t>& sig) {
-  sig.assign(c.expected.size(), 0);
-  r.op = BatchOp::sign;
-  r.params = &c.key->params();
-  r.priv = c.key;
-  r.mu = c.mu.data();
-  r.rnd = c.rnd.data();
-  r.sig_out = sig.data();
-}
-
 // A forked child has no dispatcher (it stayed in the parent): its requests
-// run on the CPU, and stopping the queue there does not wait for the thread.
-TEST(BatchQueue, ForkedChildComputesOnCpu) {
+// run on the CPU, and destroying the router there does not hang on the
+// parent's thread.
+TEST(Router, ForkedChildComputesOnCpu) {
   auto keys = all_keys();
   auto cs = cases(keys, 2);
-  QueueLimits limits;
-  limits.max_batch = 1;
-  auto queue = std::make_unique<BatchQueue>(make_cpu_executor(), limits);
-  std::vector<uint8_t> sig;
-  Request r;
-  sign_request(r, cs[0], sig);
-  ASSERT_TRUE(queue->submit(r));  // the dispatcher runs now
+  auto router = std::make_unique<Router>(queue_everything(1, 0us), make_cpu_executor(), "test");
+  std::vector<uint8_t> sig(cs[0].expected.size());
+  ASSERT_EQ(router->sign(*cs[0].key, cs[0].mu.data(), cs[0].rnd.data(), sig.data()), Status::ok);
   EXPECT_EQ(sig, cs[0].expected);
+  ASSERT_EQ(router->counters().queued, 1u);  // the dispatcher runs now
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     alarm(20);  // a hang fails the test instead of blocking it
-    std::vector<uint8_t> child_sig;
-    Request cr;
-    sign_request(cr, cs[1], child_sig);
-    const bool refused = !queue->submit(cr);
-    run_on_cpu(cr);
-    const bool right = child_sig == cs[1].expected;
-    queue.reset();
-    _exit(refused && right ? 0 : 1);
+    std::vector<uint8_t> child_sig(cs[1].expected.size());
+    const bool signed_ok =
+        router->sign(*cs[1].key, cs[1].mu.data(), cs[1].rnd.data(), child_sig.data()) == Status::ok;
+    const RouterCounters c = router->counters();
+    const bool on_cpu = c.cpu == 1 && c.queued == 1;
+    router.reset();
+    _exit(signed_ok && child_sig == cs[1].expected && on_cpu ? 0 : 1);
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
