@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 namespace mldsa::test {
 namespace {
 
@@ -152,7 +154,10 @@ class ProviderConfig : public ::testing::Test {
 
   // Loads the module through a config file with these extra section lines.
   bool load_with_config(const std::string& extra) {
-    conf_path_ = ::testing::TempDir() + "mldsa_accel_test.cnf";
+    // One file per test and process: ctest runs tests in parallel.
+    conf_path_ = ::testing::TempDir() + "mldsa_accel_" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                 std::to_string(getpid()) + ".cnf";
     std::ofstream f(conf_path_);
     f << "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
       << "[provider_sect]\nmldsa-accel = mldsa_sect\ndefault = default_sect\n"
