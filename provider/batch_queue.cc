@@ -200,7 +200,8 @@ void BatchQueue::run() {
       std::deque<Entry>& b = buckets_[k];
       if (b.empty()) continue;
       any = true;
-      const auto due = b.front().queued + limits_.max_wait;
+      auto due = b.front().queued + limits_.max_wait;
+      if (limits_.idle_flush.count() > 0) due = std::min(due, b.back().queued + limits_.idle_flush);
       if (stopping_ || b.size() >= limits_.max_batch || due <= now) {
         ready = &b;
         next_bucket = k + 1;

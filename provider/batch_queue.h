@@ -105,6 +105,9 @@ class BatchExecutor {
 struct QueueLimits {
   size_t max_batch = 1024;                    // flush when a batch has this many
   std::chrono::microseconds max_wait{1000};   // ... or its oldest request waited this long
+  // ... or nothing new arrived for this long (0: off): once every caller is
+  // waiting (all async jobs paused, all threads blocked) no more will come.
+  std::chrono::microseconds idle_flush{50};
   size_t capacity = 8192;                     // queued + executing; beyond it push() refuses
 };
 

@@ -44,6 +44,7 @@ const Key kKeys[] = {
     {CONFIG_GPU_MIN_INFLIGHT, "MLDSA_ACCEL_GPU_MIN_INFLIGHT"},
     {CONFIG_GPU_MAX_BATCH, "MLDSA_ACCEL_GPU_MAX_BATCH"},
     {CONFIG_GPU_MAX_WAIT_US, "MLDSA_ACCEL_GPU_MAX_WAIT_US"},
+    {CONFIG_GPU_IDLE_FLUSH_US, "MLDSA_ACCEL_GPU_IDLE_FLUSH_US"},
     {CONFIG_GPU_QUEUE_DEPTH, "MLDSA_ACCEL_GPU_QUEUE_DEPTH"},
     {CONFIG_GPU_ERROR_COOLDOWN_MS, "MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS"},
     {CONFIG_CPU_BACKEND, "MLDSA_ACCEL_CPU_BACKEND"},
@@ -84,6 +85,11 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
   if (key == CONFIG_GPU_MAX_WAIT_US) {
     if (!number(0, 10000000, n)) return false;
     cfg.limits.max_wait = std::chrono::microseconds(n);
+    return true;
+  }
+  if (key == CONFIG_GPU_IDLE_FLUSH_US) {
+    if (!number(0, 10000000, n)) return false;
+    cfg.limits.idle_flush = std::chrono::microseconds(n);
     return true;
   }
   if (key == CONFIG_GPU_QUEUE_DEPTH) {

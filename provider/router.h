@@ -31,6 +31,7 @@ enum class GpuMode { automatic, on, off };
 //   gpu_min_inflight      0..1000000       MLDSA_ACCEL_GPU_MIN_INFLIGHT
 //   gpu_max_batch         1..1048576       MLDSA_ACCEL_GPU_MAX_BATCH
 //   gpu_max_wait_us       0..10000000      MLDSA_ACCEL_GPU_MAX_WAIT_US
+//   gpu_idle_flush_us     0..10000000      MLDSA_ACCEL_GPU_IDLE_FLUSH_US
 //   gpu_queue_depth       1..16777216      MLDSA_ACCEL_GPU_QUEUE_DEPTH
 //   gpu_error_cooldown_ms 0..3600000       MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS
 //   cpu_backend           auto|avx512|avx2|ref   MLDSA_ACCEL_CPU_BACKEND
@@ -50,6 +51,7 @@ inline constexpr const char* CONFIG_GPU = "gpu";
 inline constexpr const char* CONFIG_GPU_MIN_INFLIGHT = "gpu_min_inflight";
 inline constexpr const char* CONFIG_GPU_MAX_BATCH = "gpu_max_batch";
 inline constexpr const char* CONFIG_GPU_MAX_WAIT_US = "gpu_max_wait_us";
+inline constexpr const char* CONFIG_GPU_IDLE_FLUSH_US = "gpu_idle_flush_us";
 inline constexpr const char* CONFIG_GPU_QUEUE_DEPTH = "gpu_queue_depth";
 inline constexpr const char* CONFIG_GPU_ERROR_COOLDOWN_MS = "gpu_error_cooldown_ms";
 inline constexpr const char* CONFIG_CPU_BACKEND = "cpu_backend";

@@ -71,6 +71,7 @@ RouterConfig queue_everything(size_t max_batch, std::chrono::microseconds max_wa
   cfg.min_inflight = 0;  // every request is "bulk"
   cfg.limits.max_batch = max_batch;
   cfg.limits.max_wait = max_wait;
+  cfg.limits.idle_flush = 0us;  // batches close on size or max_wait only (the idle flush has its own tests)
   cfg.error_cooldown = 0ms;
   return cfg;
 }
@@ -208,6 +209,7 @@ TEST(BatchQueue, StopCompletesRequestsInFlightOnCpu) {
   QueueLimits limits;
   limits.max_batch = 1000;
   limits.max_wait = 60s;  // nothing flushes on its own
+  limits.idle_flush = 0us;
   BatchQueue queue(make_cpu_executor(), limits);
   std::vector<std::vector<uint8_t>> sigs(cs.size());
   std::atomic<size_t> taken{0};
@@ -279,6 +281,20 @@ TEST(BatchQueue, KeygenBatchesEqualCpu) {
   for (std::thread& th : pool) th.join();
   EXPECT_EQ(wrong.load(), 0u);
   EXPECT_GT(queue.stats().fallbacks, 0u);
+}
+
+// With every caller waiting, a batch closes after the idle gap, long before
+// max_wait.
+TEST(BatchQueue, IdleFlushClosesBatchesEarly) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 8);
+  RouterConfig cfg = queue_everything(1000, 30000000us);  // max_wait: 30 s
+  cfg.limits.idle_flush = 2000us;
+  Router router(cfg, make_cpu_executor(), "test");
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(run_threads(router, cs, 4), 0u);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
+  EXPECT_EQ(router.counters().queued, cs.size() * 3);
 }
 
 // A forked child has no dispatcher (it stayed in the parent): its requests
@@ -429,10 +445,15 @@ class AsyncJobs : public ::testing::TestWithParam<bool> {
 TEST_P(AsyncJobs, PauseUntilTheBatchCompletes) {
   auto keys = all_keys();
   auto cs = cases(keys, 96);
-  RouterConfig cfg = queue_everything(16, 2000us);
+  RouterConfig cfg = queue_everything(1000, 30000000us);
+  // Neither full batches nor max_wait: the batches close once every job has
+  // paused and nothing new arrives.
+  cfg.limits.idle_flush = 3000us;
   cfg.min_inflight = 1000;  // only being inside a job sends a request to the queue
   Router router(cfg, make_cpu_executor(), "test");
+  const auto t0 = std::chrono::steady_clock::now();
   const size_t pauses = drive_jobs(router, cs, GetParam());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s) << "batches waited for max_wait";
   const RouterCounters c = router.counters();
   EXPECT_EQ(c.queued, cs.size());
   EXPECT_EQ(c.cpu, 0u);
