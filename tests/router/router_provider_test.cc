@@ -146,8 +146,8 @@ TEST_F(RoutedEvp, ThreadsGetTheCoresSignatures) {
   if (queue_mode()) {
     EXPECT_EQ(after.queued - before.queued, w.size() * 3);
     EXPECT_GT(after.batches, before.batches);
-  } else {
-    EXPECT_EQ(after.queued, before.queued);
+  } else if (after.devices.rfind("none", 0) == 0) {
+    EXPECT_EQ(after.queued, before.queued);  // no executor: nothing can be queued
   }
   if (fault_mode()) {
     EXPECT_GT(after.fallbacks, before.fallbacks);
@@ -232,8 +232,8 @@ TEST_F(RoutedEvp, AsyncJobsFromOneThread) {
     // Jobs paused (a request whose batch completes before it starts to wait
     // needs no pause, so not necessarily every one).
     EXPECT_GT(pauses, 0u);
-  } else {
-    EXPECT_EQ(pauses, 0u);  // no queue: a job never pauses
+  } else if (after.devices.rfind("none", 0) == 0) {
+    EXPECT_EQ(pauses, 0u);  // no executor: a job never pauses
   }
   if (fault_mode()) {
     EXPECT_GT(after.fallbacks, before.fallbacks);
