@@ -9,7 +9,7 @@
 namespace mldsa::prov {
 
 // The GPU engine (kernels/engine.h) behind the BatchExecutor interface:
-// verify and keygen batches (the engine does not sign yet). nullptr with *why
+// sign (from mu), verify (from mu) and keygen batches. nullptr with *why
 // set ("built without CUDA", "no CUDA device", the driver's error) when there
 // is none.
 std::shared_ptr<BatchExecutor> make_gpu_executor(std::string* why);

@@ -13,11 +13,27 @@ class GpuExecutor final : public BatchExecutor {
  public:
   explicit GpuExecutor(std::unique_ptr<mldsa::gpu::Engine> engine) : engine_(std::move(engine)) {}
   std::string description() const override { return engine_->device_description(); }
-  bool supports(BatchOp op) const override { return op != BatchOp::sign; }
+  bool supports(BatchOp) const override { return true; }
 
-  bool sign(const mldsa::Params&, std::span<Request* const>, std::string* why) override {
-    *why = "the GPU engine does not sign yet";
-    return false;
+  bool sign(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override {
+    const size_t n = batch.size();
+    sign_items_.resize(n);
+    sigs_.resize(n * p.sig_bytes);
+    for (size_t i = 0; i < n; ++i) {
+      const Request& r = *batch[i];
+      // One pointer per key object: the engine expands (or caches) each key once.
+      sign_items_[i] = {r.priv->encoded().data(), r.mu, r.rnd};
+    }
+    const mldsa::gpu::EngineStatus st = engine_->sign(p, sign_items_.data(), n, sigs_.data());
+    if (!st.ok()) {
+      *why = st.message;
+      return false;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      std::copy_n(sigs_.data() + i * p.sig_bytes, p.sig_bytes, batch[i]->sig_out);
+      batch[i]->status = mldsa::Status::ok;
+    }
+    return true;
   }
 
   bool verify(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override {
@@ -70,7 +86,8 @@ class GpuExecutor final : public BatchExecutor {
   std::unique_ptr<mldsa::gpu::Engine> engine_;
   // Reused between batches; only the dispatcher thread calls in.
   std::vector<mldsa::gpu::VerifyItem> items_;
-  std::vector<uint8_t> ok_, seeds_, pks_, sks_;
+  std::vector<mldsa::gpu::SignItem> sign_items_;
+  std::vector<uint8_t> ok_, seeds_, pks_, sks_, sigs_;
 };
 
 }  // namespace
