@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "cpu/avx2/keccak_lanes.h"
 #include "cpu/ct.h"
@@ -54,13 +55,22 @@ struct alignas(64) Sponges {
 };
 
 // rej parses a stream as mldsa::rej_ntt_coeffs does (a vectorised one may be passed).
+// The sponges and their output buffers (up to 10 KiB for 8 ways) live on the
+// heap: OpenSSL runs ASYNC jobs on 32 KiB stacks.
+template <class Ops, unsigned kBufBytes>
+struct Work {
+  Sponges<Ops> h;
+  alignas(64) uint8_t buf[Ops::kWays][kBufBytes];
+};
+
 template <class Ops>
 void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
               unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t)) {
   using mldsa::N;
   constexpr unsigned W = Ops::kWays, kBlocks = 5;  // 5 blocks give 280 candidates: nearly always enough
-  alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE128_RATE];
-  Sponges<Ops> h;
+  auto work = std::unique_ptr<Work<Ops, kBlocks * mldsa::SHAKE128_RATE>>(new Work<Ops, kBlocks * mldsa::SHAKE128_RATE>);
+  auto& buf = work->buf;
+  auto& h = work->h;
   const unsigned total = k * l;
   for (unsigned start = 0; start < total; start += W) {
     const unsigned n = total - start < W ? total - start : W;  // spare lanes repeat entry `start`
@@ -100,8 +110,9 @@ void expand_s(mldsa::Poly* s, unsigned n_polys, const uint8_t rhoprime[64], unsi
               unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t, unsigned)) {
   using mldsa::N;
   constexpr unsigned W = Ops::kWays, kBlocks = 2;
-  alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE256_RATE];
-  Sponges<Ops> h;
+  auto work = std::unique_ptr<Work<Ops, kBlocks * mldsa::SHAKE256_RATE>>(new Work<Ops, kBlocks * mldsa::SHAKE256_RATE>);
+  auto& buf = work->buf;
+  auto& h = work->h;
   for (unsigned start = 0; start < n_polys; start += W) {
     const unsigned n = n_polys - start < W ? n_polys - start : W;
     uint16_t suffix[W];
@@ -139,8 +150,9 @@ template <class Ops>
 void expand_mask(mldsa::Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits,
                  void (*unpack)(mldsa::Poly*, const uint8_t*, unsigned)) {
   constexpr unsigned W = Ops::kWays, kBlocks = 5;  // 5 * 136 >= 640 = 32 * 20 bytes
-  alignas(64) uint8_t buf[W][kBlocks * mldsa::SHAKE256_RATE];
-  Sponges<Ops> h;
+  auto work = std::unique_ptr<Work<Ops, kBlocks * mldsa::SHAKE256_RATE>>(new Work<Ops, kBlocks * mldsa::SHAKE256_RATE>);
+  auto& buf = work->buf;
+  auto& h = work->h;
   for (unsigned start = 0; start < l; start += W) {
     const unsigned n = l - start < W ? l - start : W;
     uint16_t suffix[W];
