@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <mutex>
-#include <vector>
+#include <type_traits>
 
 namespace mldsa::prov {
 
@@ -60,10 +60,17 @@ struct Upcalls {
 
 // The module may be loaded into several library contexts at once; each has
 // its own handle (and error library number), any live one resolves our strings.
-// Allocated once and never destroyed: OPENSSL_cleanup runs teardown from an
-// atexit handler, after this module's static destructors may have run.
-std::mutex& g_mutex = *new std::mutex;
-std::vector<Upcalls>& g_live = *new std::vector<Upcalls>;
+// Only trivially destructible statics here: OPENSSL_cleanup runs teardown
+// (and so errors_detach) from an atexit handler registered before this module
+// was loaded, i.e. after the module's static destructors have run. The list's
+// nodes are freed by errors_detach, so an unloaded module leaks nothing.
+struct LiveNode {
+  Upcalls u;
+  LiveNode* next;
+};
+static_assert(std::is_trivially_destructible_v<std::mutex>);
+std::mutex g_mutex;
+LiveNode* g_live = nullptr;  // most recently attached first
 
 void set_error(const Upcalls& u, int reason, const char* fmt, ...) {
   va_list args;
@@ -88,12 +95,20 @@ void errors_attach(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
   }
   if (u.new_error == nullptr || u.set_error_debug == nullptr || u.vset_error == nullptr) return;
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_live.push_back(u);
+  g_live = new LiveNode{u, g_live};
 }
 
 void errors_detach(const OSSL_CORE_HANDLE* handle) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  std::erase_if(g_live, [handle](const Upcalls& u) { return u.handle == handle; });
+  for (LiveNode** link = &g_live; *link != nullptr;) {
+    LiveNode* node = *link;
+    if (node->u.handle == handle) {
+      *link = node->next;
+      delete node;
+    } else {
+      link = &node->next;
+    }
+  }
 }
 
 void raise_error(int reason, const char* file, int line, const char* func) {
@@ -104,7 +119,7 @@ void raise_error_detail(int reason, const char* file, int line, const char* func
   Upcalls u{};
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (!g_live.empty()) u = g_live.back();
+    if (g_live != nullptr) u = g_live->u;
   }
   if (u.handle == nullptr) {
     // No live instance (cannot happen while OpenSSL calls us); still record it.
