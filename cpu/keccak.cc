@@ -132,31 +132,28 @@ void Keccak::squeeze_blocks(uint8_t* out, size_t nblocks) {
 
 void Keccak::wipe() { secure_zero(this, sizeof *this); }
 
-void shake128(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen) {
+namespace {
+// One sponge pass: absorb all of in, pad with ds, squeeze outlen bytes.
+void sponge_once(unsigned rate, uint8_t ds, uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen) {
   Keccak k;
-  k.init(SHAKE128_RATE);
+  k.init(rate);
   k.absorb(in, inlen);
-  k.finalize(DS_SHAKE);
+  k.finalize(ds);
   k.squeeze(out, outlen);
   k.wipe();
+}
+}  // namespace
+
+void shake128(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen) {
+  sponge_once(SHAKE128_RATE, DS_SHAKE, out, outlen, in, inlen);
 }
 
 void shake256(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen) {
-  Keccak k;
-  k.init(SHAKE256_RATE);
-  k.absorb(in, inlen);
-  k.finalize(DS_SHAKE);
-  k.squeeze(out, outlen);
-  k.wipe();
+  sponge_once(SHAKE256_RATE, DS_SHAKE, out, outlen, in, inlen);
 }
 
 void sha3(uint8_t* out, size_t mdlen, const uint8_t* in, size_t inlen) {
-  Keccak k;
-  k.init(static_cast<unsigned>(200 - 2 * mdlen));
-  k.absorb(in, inlen);
-  k.finalize(DS_SHA3);
-  k.squeeze(out, mdlen);
-  k.wipe();
+  sponge_once(static_cast<unsigned>(200 - 2 * mdlen), DS_SHA3, out, mdlen, in, inlen);
 }
 
 }  // namespace mldsa
