@@ -21,10 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/gpu_bench_util.h"
 #include "cpu/mldsa.h"
 #include "kernels/sign_runner.h"
 
 namespace {
+
+using namespace mldsa::gpu_bench;
 
 using mldsa::gpu::SignItem;
 using mldsa::gpu::SignRunner;
@@ -32,54 +35,6 @@ using mldsa::gpu::SignScheduling;
 using Bytes = std::vector<uint8_t>;
 
 constexpr size_t kKeys = 1024;  // keys generated; "distinct" items use copies of them
-
-std::vector<size_t> env_list(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  std::string s = v && *v ? v : fallback;
-  std::vector<size_t> out;
-  for (size_t pos = 0; pos < s.size();) {
-    size_t end = s.find(',', pos);
-    if (end == std::string::npos) end = s.size();
-    out.push_back(std::strtoull(s.substr(pos, end - pos).c_str(), nullptr, 10));
-    pos = end + 1;
-  }
-  return out;
-}
-
-template <typename Fn>
-void parallel_for(size_t n, Fn fn) {
-  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
-  for (auto& t : pool) t.join();
-}
-
-// Median ops/s of a few runs (fewer for big batches); -1 if a run fails.
-template <typename Fn>
-double ops_per_second(size_t batch, Fn fn) {
-  const int runs = static_cast<int>(std::clamp<size_t>(300000 / batch, 1, 5));
-  std::vector<double> rates;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (!fn()) return -1;
-    rates.push_back(static_cast<double>(batch) /
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(rates.begin(), rates.end());
-  return rates[rates.size() / 2];
-}
-
-void row(const char* set, const char* op, size_t batch, double rate) {
-  if (rate < 0)
-    std::printf("%-10s %-20s %9zu   FAILED\n", set, op, batch);
-  else
-    std::printf("%-10s %-20s %9zu %12.0f ops/s\n", set, op, batch, rate);
-  std::fflush(stdout);
-}
 
 }  // namespace
 
@@ -96,7 +51,7 @@ int main() {
     return 1;
   }
   std::printf("signing on %zu logical device(s)\n", runner->logical_devices());
-  std::printf("%-10s %-20s %9s %12s\n", "set", "operation", "batch", "throughput");
+  header();
   const std::vector<size_t> batches = env_list("MLDSA_ACCEL_GPU_BATCHES", "1000,10000,100000,1000000");
   const std::vector<size_t> sets = env_list("MLDSA_ACCEL_GPU_SETS", "44,65,87");
   const size_t max_batch = *std::max_element(batches.begin(), batches.end());

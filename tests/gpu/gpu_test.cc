@@ -20,33 +20,18 @@
 #include "cpu/mldsa.h"
 #include "kernels/engine.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "tests/core/reference_hash.h"
 
 namespace mldsa::test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
+using gpu_test::parallel_for;
+using gpu_test::random_case_count;
 using gpu::Engine;
 using gpu::EngineConfig;
 using gpu::VerifyItem;
-
-size_t random_case_count() {
-  const char* env = std::getenv("MLDSA_ACCEL_GPU_CASES");
-  return env && *env ? std::strtoul(env, nullptr, 10) : 2000;
-}
-
-// fn(i) for i in [0, n) on every core: the CPU side of 100,000 cases is the slow part.
-template <typename Fn>
-void parallel_for(size_t n, Fn fn) {
-  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
-  for (auto& t : pool) t.join();
-}
 
 class Gpu : public ::testing::Test {
  protected:

@@ -24,33 +24,19 @@
 #include "kernels/engine.h"
 #include "kernels/sign_runner.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/gpu/gpu_test_util.h"
 #include "tests/core/reference_hash.h"
 
 namespace mldsa::test {
 namespace {
 
 using Bytes = std::vector<uint8_t>;
+using gpu_test::parallel_for;
+using gpu_test::random_case_count;
 using gpu::EngineConfig;
 using gpu::SignItem;
 using gpu::SignRunner;
 using gpu::SignScheduling;
-
-size_t random_case_count() {
-  const char* env = std::getenv("MLDSA_ACCEL_GPU_CASES");
-  return env && *env ? std::strtoul(env, nullptr, 10) : 2000;
-}
-
-template <typename Fn>
-void parallel_for(size_t n, Fn fn) {
-  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
-  for (auto& t : pool) t.join();
-}
 
 class GpuSign : public ::testing::Test {
  protected:

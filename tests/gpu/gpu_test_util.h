@@ -1,0 +1,33 @@
+// gpu_test_util.h - host-side helpers shared by the GPU tests and benchmarks.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+namespace mldsa::gpu_test {
+
+// Random cases per parameter set (MLDSA_ACCEL_GPU_CASES, default 2000;
+// device_check.sh asks for the 100,000).
+inline size_t random_case_count() {
+  const char* env = std::getenv("MLDSA_ACCEL_GPU_CASES");
+  return env && *env ? std::strtoul(env, nullptr, 10) : 2000;
+}
+
+// fn(i) for i in [0, n) on every core: the CPU side of 100,000 cases is the slow part.
+template <typename Fn>
+void parallel_for(size_t n, Fn fn) {
+  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+    });
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace mldsa::gpu_test
