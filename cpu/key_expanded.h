@@ -31,4 +31,19 @@ struct PrivateKey::Expanded {
   // A^ and rho live in the public key.
 };
 
+// skDecode's vectors in normal form, wiped by the owner.
+struct SigningKeyScratch {
+  Poly s1[MAX_L], s2[MAX_K], t0[MAX_K];
+};
+
+// skDecode (Algorithm 25) with its range checks, ExpandA into A (k*l
+// polynomials) and the NTTs of s1, s2, t0 into x: everything signing needs.
+// It does not check that t0 and tr match the rest (PrivateKey::from_sk does).
+Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
+                          Poly* A, SigningKeyScratch& scratch);
+
+// Algorithm 7 from line 7 on, for an expanded secret key and its A^.
+Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<const uint8_t> mu, const uint8_t* rnd,
+                        uint8_t* sig);
+
 }  // namespace mldsa

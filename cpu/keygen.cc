@@ -42,7 +42,8 @@ void finish_public(PublicKey::Expanded& x, Poly* t1) {
 // KeyGen's and skDecode's vectors, on the heap (OpenSSL's ASYNC jobs run on
 // 32 KiB stacks) and wiped when done.
 struct KeyScratch {
-  Poly s1[MAX_L], s2[MAX_K], t1[MAX_K], t0[MAX_K], t0_check[MAX_K];
+  SigningKeyScratch sk;  // s1, s2, t0 (skDecode's output or KeyGen's)
+  Poly t1[MAX_K], t0_check[MAX_K];
   ~KeyScratch() { secure_zero(this, sizeof *this); }
 };
 
@@ -116,7 +117,7 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
   const Backend& be = backend();
   be.expand_a(px->A, px->rho, p.k, p.l);
   auto scratch = std::make_unique<KeyScratch>();
-  Poly *s1 = scratch->s1, *s2 = scratch->s2, *t1 = scratch->t1, *t0 = scratch->t0;
+  Poly *s1 = scratch->sk.s1, *s2 = scratch->sk.s2, *t1 = scratch->t1, *t0 = scratch->sk.t0;
   be.expand_s(s1, p.l, rhoprime, p.eta, 0);
   be.expand_s(s2, p.k, rhoprime, p.eta, static_cast<uint16_t>(p.l));
   std::memcpy(x->s1_hat, s1, sizeof(Poly) * p.l);
@@ -145,29 +146,42 @@ Status PrivateKey::generate(const Params& p, std::unique_ptr<PrivateKey>& out) {
   return st;
 }
 
+Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
+                          Poly* A, SigningKeyScratch& s) {
+  if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
+  x.p = &p;
+  x.has_seed = false;
+  std::memcpy(x.sk, sk.data(), p.sk_bytes);
+  const Status st = sk_decode(p, sk.data(), rho, x.K, x.tr, s.s1, s.s2, s.t0);
+  declassify_bytes(rho, 32);  // rho and tr are public (part of / hash of pk)
+  declassify_bytes(x.tr, TR_BYTES);
+  if (st != Status::ok) return st;
+  const Backend& be = backend();
+  be.expand_a(A, rho, p.k, p.l);
+  std::memcpy(x.s1_hat, s.s1, sizeof(Poly) * p.l);
+  ntt_vec(x.s1_hat, p.l);
+  std::memcpy(x.s2_hat, s.s2, sizeof(Poly) * p.k);
+  ntt_vec(x.s2_hat, p.k);
+  std::memcpy(x.t0_hat, s.t0, sizeof(Poly) * p.k);
+  ntt_vec(x.t0_hat, p.k);
+  return Status::ok;
+}
+
 Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::unique_ptr<PrivateKey>& out) {
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
   auto x = std::make_unique<Expanded>();
   auto px = std::make_unique<PublicKey::Expanded>();
-  x->p = px->p = &p;
-  x->has_seed = false;
-  std::memcpy(x->sk, sk.data(), p.sk_bytes);
-
+  px->p = &p;
   auto scratch = std::make_unique<KeyScratch>();
-  Poly *s1 = scratch->s1, *s2 = scratch->s2, *t0 = scratch->t0, *t1 = scratch->t1, *t0_check = scratch->t0_check;
-  Status st = sk_decode(p, sk.data(), px->rho, x->K, x->tr, s1, s2, t0);
-  declassify_bytes(px->rho, 32);  // rho and tr are public (part of / hash of pk)
-  declassify_bytes(x->tr, TR_BYTES);
+  Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk);
   if (st == Status::ok) {
-    const Backend& be = backend();
-    be.expand_a(px->A, px->rho, p.k, p.l);
-    std::memcpy(x->s1_hat, s1, sizeof(Poly) * p.l);
-    ntt_vec(x->s1_hat, p.l);
     // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
-    compute_t1_t0(p, px->A, x->s1_hat, s2, t1, t0_check);
+    Poly* t1 = scratch->t1;
+    Poly* t0_check = scratch->t0_check;
+    compute_t1_t0(p, px->A, x->s1_hat, scratch->sk.s2, t1, t0_check);
     uint32_t diff = 0;
     for (unsigned i = 0; i < p.k; ++i)
-      for (int j = 0; j < N; ++j) diff |= static_cast<uint32_t>(t0[i].c[j] ^ t0_check[i].c[j]);
+      for (int j = 0; j < N; ++j) diff |= static_cast<uint32_t>(scratch->sk.t0[i].c[j] ^ t0_check[i].c[j]);
     if (declassify(diff != 0)) {
       st = Status::sk_t0_mismatch;
     } else {
@@ -176,10 +190,6 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
     }
   }
   if (st == Status::ok) {
-    std::memcpy(x->s2_hat, s2, sizeof(Poly) * p.k);
-    ntt_vec(x->s2_hat, p.k);
-    std::memcpy(x->t0_hat, t0, sizeof(Poly) * p.k);
-    ntt_vec(x->t0_hat, p.k);
     out.reset(new PrivateKey(std::move(x), std::unique_ptr<PublicKey>(new PublicKey(std::move(px)))));
   } else {
     secure_zero(x.get(), sizeof *x);

@@ -171,6 +171,13 @@ Status sign_prehash(const PrivateKey& key, HashAlg h, std::span<const uint8_t> d
                     std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig);
 Status sign_internal(const PrivateKey& key, std::span<const uint8_t> mprime, const uint8_t* rnd,
                      uint8_t* sig);
+// ML-DSA.Sign (Algorithm 2) on an encoded secret key, as FIPS 204 writes it:
+// skDecode and expansion for this call only. The range checks of skDecode are
+// made; the consistency checks of PrivateKey::from_sk (t0, tr) are not, so a
+// key from an untrusted source belongs in from_sk. For one signature per key;
+// repeated signing should keep a PrivateKey, whose expansion is cached.
+Status sign_encoded(const Params& p, std::span<const uint8_t> sk, std::span<const uint8_t> msg,
+                    std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig);
 // External mu: Algorithm 7 from line 7 on, given mu.
 Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig);
 

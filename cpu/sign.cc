@@ -1,6 +1,7 @@
 // sign.cc - ML-DSA.Sign, HashML-DSA.Sign and Sign_internal (FIPS 204
 // Algorithms 2, 4 and 7), on an expanded private key.
 #include <cstring>
+#include <memory>
 
 #include "cpu/backend.h"
 #include "cpu/ct.h"
@@ -25,10 +26,9 @@ struct SignScratch {
 
 }  // namespace
 
-Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig) {
+Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<const uint8_t> mu, const uint8_t* rnd,
+                        uint8_t* sig) {
   if (mu.size() != MU_BYTES) return Status::bad_mu_length;
-  const PrivateKey::Expanded& x = key.expanded();
-  const PublicKey::Expanded& px = key.public_key().expanded();
   const Params& p = *x.p;
   const Backend& be = backend();
 
@@ -64,7 +64,7 @@ Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t
     std::memcpy(y_hat, s.y, sizeof(Poly) * p.l);
     for (unsigned j = 0; j < p.l; ++j) be.ntt(&y_hat[j]);
     for (unsigned i = 0; i < p.k; ++i) {
-      be.pointwise_acc(&s.tmp, &px.A[i * p.l], y_hat, p.l);
+      be.pointwise_acc(&s.tmp, &A[i * p.l], y_hat, p.l);
       be.invntt_tomont(&s.tmp);
       for (int j = 0; j < N; ++j) s.tmp.c[j] = caddq(s.tmp.c[j]);
       be.decompose_w1(&s.w1[i], &s.w0[i], w1enc + i * w1b, &s.tmp, p.gamma2);  // lines 13, 15
@@ -121,6 +121,42 @@ Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t
     sig_encode(sig, p, ctilde, s.z, s.h);
     return Status::ok;
   }
+}
+
+Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig) {
+  return sign_mu_expanded(key.expanded(), key.public_key().expanded().A, mu, rnd, sig);
+}
+
+namespace {
+
+// What one-shot signing decodes an encoded secret key into: sized for the
+// parameter set, on the heap (ASYNC stacks), wiped on every exit.
+struct OneShotKey {
+  PrivateKey::Expanded x;
+  SigningKeyScratch scratch;
+  uint8_t rho[32];
+  std::unique_ptr<Poly[]> A;  // public: not wiped
+  explicit OneShotKey(const Params& p) : A(std::make_unique_for_overwrite<Poly[]>(p.k * p.l)) {}
+  ~OneShotKey() {
+    secure_zero(&x, sizeof x);
+    secure_zero(&scratch, sizeof scratch);
+  }
+};
+
+}  // namespace
+
+Status sign_encoded(const Params& p, std::span<const uint8_t> sk, std::span<const uint8_t> msg,
+                    std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig) {
+  if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
+  if (ctx.size() > MAX_CONTEXT_BYTES) return Status::context_too_long;
+  auto k = std::make_unique<OneShotKey>(p);
+  if (Status st = decode_signing_key(p, sk, k->x, k->rho, k->A.get(), k->scratch); st != Status::ok) return st;
+  MuBuilder b;
+  uint8_t mu[MU_BYTES];
+  if (Status st = b.init_pure(k->x.tr, ctx); st != Status::ok) return st;
+  b.update(msg);
+  b.final(mu);
+  return sign_mu_expanded(k->x, k->A.get(), mu, rnd, sig);
 }
 
 Status sign_internal(const PrivateKey& key, std::span<const uint8_t> mprime, const uint8_t* rnd, uint8_t* sig) {

@@ -171,6 +171,27 @@ TEST_P(Decode, SecretCoefficientsOutOfRange) {
   }
 }
 
+// One-shot signing decodes the sk itself: the same length and range errors as
+// from_sk, and the same signature as the loaded key's.
+TEST_P(Decode, SignEncodedChecksTheKey) {
+  const std::vector<uint8_t> msg = {1, 2, 3}, zeros(RND_BYTES, 0);
+  std::vector<uint8_t> a(p().sig_bytes), b(p().sig_bytes);
+  ASSERT_EQ(sign(*key_, msg, {}, zeros.data(), a.data()), Status::ok);
+  ASSERT_EQ(sign_encoded(p(), sk_, msg, {}, zeros.data(), b.data()), Status::ok);
+  EXPECT_EQ(a, b);
+  std::vector<uint8_t> sk = sk_;
+  sk.pop_back();
+  EXPECT_EQ(sign_encoded(p(), sk, msg, {}, zeros.data(), b.data()), Status::bad_sk_length);
+  sk = sk_;
+  set_packed(sk, s1_off(), eta_bits(), 0, 2 * p().eta + 1);
+  EXPECT_EQ(sign_encoded(p(), sk, msg, {}, zeros.data(), b.data()), Status::sk_s1_out_of_range);
+  sk = sk_;
+  set_packed(sk, s2_off(), eta_bits(), size_t{p().k} * 256 - 1, (1u << eta_bits()) - 1);
+  EXPECT_EQ(sign_encoded(p(), sk, msg, {}, zeros.data(), b.data()), Status::sk_s2_out_of_range);
+  const std::vector<uint8_t> ctx256(256, 0);
+  EXPECT_EQ(sign_encoded(p(), sk_, msg, ctx256, zeros.data(), b.data()), Status::context_too_long);
+}
+
 TEST_P(Decode, InconsistentSecretKey) {
   std::vector<uint8_t> sk = sk_;
   sk[t0_off()] ^= 0x01;  // t0 is not what A*s1 + s2 gives
