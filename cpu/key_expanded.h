@@ -3,32 +3,51 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "cpu/mldsa.h"
 #include "cpu/poly.h"
 
 namespace mldsa {
 
+// The polynomial vectors are sized for the parameter set, in one block each
+// (a fixed MAX_K x MAX_L layout would more than triple ML-DSA-44's memory).
 struct PublicKey::Expanded {
   const Params* p;
   uint8_t pk[MAX_PK_BYTES];
   uint8_t rho[32];
   uint8_t tr[TR_BYTES];
-  Poly A[MAX_K * MAX_L];  // A^[i*l + j], NTT domain, [0, q)
-  Poly t1_hat[MAX_K];     // NTT(t1 * 2^d)
+  std::unique_ptr<Poly[]> polys;
+  Poly* A;       // A^[i*l + j], NTT domain, [0, q): k*l polynomials
+  Poly* t1_hat;  // NTT(t1 * 2^d): k polynomials
+  explicit Expanded(const Params& params)
+      : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.k * params.l + params.k)),
+        A(polys.get()), t1_hat(A + params.k * params.l) {}
 };
 
 struct PrivateKey::Expanded {
   const Params* p;
-  bool has_seed;
+  bool has_seed = false;
   uint8_t seed[SEED_BYTES];
   uint8_t sk[MAX_SK_BYTES];
   uint8_t K[32];
   uint8_t tr[TR_BYTES];
-  Poly s1_hat[MAX_L];  // NTT domain
-  Poly s2_hat[MAX_K];
-  Poly t0_hat[MAX_K];
+  std::unique_ptr<Poly[]> polys;
+  Poly* s1_hat;  // NTT domain: l polynomials
+  Poly* s2_hat;  // k
+  Poly* t0_hat;  // k
   // A^ and rho live in the public key.
+  explicit Expanded(const Params& params)
+      : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.l + 2 * params.k)),
+        s1_hat(polys.get()), s2_hat(s1_hat + params.l), t0_hat(s2_hat + params.k) {}
+  ~Expanded() {
+    secure_zero(polys.get(), sizeof(Poly) * (p->l + 2 * p->k));
+    secure_zero(seed, sizeof seed);
+    secure_zero(sk, sizeof sk);
+    secure_zero(K, sizeof K);
+  }
+  Expanded(const Expanded&) = delete;
+  Expanded& operator=(const Expanded&) = delete;
 };
 
 // skDecode's vectors in normal form, wiped by the owner.

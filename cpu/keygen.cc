@@ -69,9 +69,8 @@ bool PublicKey::operator==(const PublicKey& o) const {
 
 Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::unique_ptr<PublicKey>& out) {
   if (pk.size() != p.pk_bytes) return Status::bad_pk_length;
-  auto x = std::make_unique<Expanded>();
-  x->p = &p;
-  auto t1 = std::make_unique<Poly[]>(MAX_K);
+  auto x = std::make_unique<Expanded>(p);
+  auto t1 = std::make_unique<Poly[]>(p.k);
   pk_decode(p, pk.data(), x->rho, t1.get());
   backend().expand_a(x->A, x->rho, p.k, p.l);
   finish_public(*x, t1.get());
@@ -84,9 +83,7 @@ Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::uniq
 
 PrivateKey::PrivateKey(std::unique_ptr<Expanded> x, std::unique_ptr<PublicKey> pub)
     : x_(std::move(x)), pub_(std::move(pub)) {}
-PrivateKey::~PrivateKey() {
-  if (x_) secure_zero(x_.get(), sizeof *x_);
-}
+PrivateKey::~PrivateKey() = default;  // Expanded wipes itself
 const Params& PrivateKey::params() const { return *x_->p; }
 bool PrivateKey::has_seed() const { return x_->has_seed; }
 std::span<const uint8_t> PrivateKey::seed() const {
@@ -97,9 +94,8 @@ const PublicKey& PrivateKey::public_key() const { return *pub_; }
 
 Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std::unique_ptr<PrivateKey>& out) {
   if (seed.size() != SEED_BYTES) return Status::bad_seed_length;
-  auto x = std::make_unique<Expanded>();
-  auto px = std::make_unique<PublicKey::Expanded>();
-  x->p = px->p = &p;
+  auto x = std::make_unique<Expanded>(p);
+  auto px = std::make_unique<PublicKey::Expanded>(p);
   x->has_seed = true;
   std::memcpy(x->seed, seed.data(), SEED_BYTES);
 
@@ -149,7 +145,6 @@ Status PrivateKey::generate(const Params& p, std::unique_ptr<PrivateKey>& out) {
 Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
                           Poly* A, SigningKeyScratch& s) {
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
-  x.p = &p;
   x.has_seed = false;
   std::memcpy(x.sk, sk.data(), p.sk_bytes);
   const Status st = sk_decode(p, sk.data(), rho, x.K, x.tr, s.s1, s.s2, s.t0);
@@ -169,9 +164,8 @@ Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateK
 
 Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::unique_ptr<PrivateKey>& out) {
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
-  auto x = std::make_unique<Expanded>();
-  auto px = std::make_unique<PublicKey::Expanded>();
-  px->p = &p;
+  auto x = std::make_unique<Expanded>(p);
+  auto px = std::make_unique<PublicKey::Expanded>(p);
   auto scratch = std::make_unique<KeyScratch>();
   Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk);
   if (st == Status::ok) {
@@ -191,8 +185,6 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   }
   if (st == Status::ok) {
     out.reset(new PrivateKey(std::move(x), std::unique_ptr<PublicKey>(new PublicKey(std::move(px)))));
-  } else {
-    secure_zero(x.get(), sizeof *x);
   }
   return st;
 }

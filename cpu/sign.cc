@@ -132,15 +132,12 @@ namespace {
 // What one-shot signing decodes an encoded secret key into: sized for the
 // parameter set, on the heap (ASYNC stacks), wiped on every exit.
 struct OneShotKey {
-  PrivateKey::Expanded x;
+  PrivateKey::Expanded x;  // wipes itself
   SigningKeyScratch scratch;
   uint8_t rho[32];
   std::unique_ptr<Poly[]> A;  // public: not wiped
-  explicit OneShotKey(const Params& p) : A(std::make_unique_for_overwrite<Poly[]>(p.k * p.l)) {}
-  ~OneShotKey() {
-    secure_zero(&x, sizeof x);
-    secure_zero(&scratch, sizeof scratch);
-  }
+  explicit OneShotKey(const Params& p) : x(p), A(std::make_unique_for_overwrite<Poly[]>(p.k * p.l)) {}
+  ~OneShotKey() { secure_zero(&scratch, sizeof scratch); }
 };
 
 }  // namespace
