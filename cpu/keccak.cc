@@ -55,7 +55,16 @@ inline void xor_bytes(uint64_t s[25], unsigned pos, const uint8_t* in, size_t le
 // out[0, len) = s bytes [pos, pos + len).
 inline void read_bytes(uint8_t* out, const uint64_t s[25], unsigned pos, size_t len) {
   if constexpr (kLittleEndian) {
-    if (len != 0) std::memcpy(out, reinterpret_cast<const uint8_t*>(s) + pos, len);
+    const auto* sb = reinterpret_cast<const uint8_t*>(s) + pos;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) std::memcpy(out + i, sb + i, 8);
+    if (i < len) {
+      // The tail from one 8-byte load, not a memcpy call: pos + len <= rate
+      // <= 168, so the load stays inside s.
+      uint64_t w;
+      std::memcpy(&w, sb + i, 8);
+      for (; i < len; ++i, w >>= 8) out[i] = static_cast<uint8_t>(w);
+    }
   } else {
     for (size_t i = 0; i < len; ++i) {
       const size_t p = pos + i;
@@ -126,25 +135,38 @@ void Keccak::finalize(uint8_t ds) {
   pos = rate;
 }
 
+namespace {
+// Squeeze across block boundaries; kept out of line so that the in-block fast
+// path in Keccak::squeeze needs no callee-saved registers.
+[[gnu::noinline]] void squeeze_blocks_and_tail(Keccak& k, uint8_t* out, size_t len) {
+  const auto permute = backend().keccakf1600;
+  while (len > 0) {
+    if (k.pos == k.rate) {
+      permute(k.s);
+      k.pos = 0;
+    }
+    size_t take = k.rate - k.pos;
+    if (take > len) take = len;
+    read_bytes(out, k.s, k.pos, take);
+    k.pos += static_cast<unsigned>(take);
+    out += take;
+    len -= take;
+  }
+}
+}  // namespace
+
 void Keccak::squeeze(uint8_t* out, size_t len) {
-  if (len <= rate - pos) {  // served from the current block (SampleInBall's byte-at-a-time reads)
+  if (len <= rate - pos) {  // served from the current block
+    if (len == 1) {  // SampleInBall reads its positions one byte at a time
+      *out = static_cast<uint8_t>(s[pos / 8] >> (8 * (pos % 8)));
+      ++pos;
+      return;
+    }
     read_bytes(out, s, pos, len);
     pos += static_cast<unsigned>(len);
     return;
   }
-  const auto permute = backend().keccakf1600;
-  while (len > 0) {
-    if (pos == rate) {
-      permute(s);
-      pos = 0;
-    }
-    size_t take = rate - pos;
-    if (take > len) take = len;
-    read_bytes(out, s, pos, take);
-    pos += static_cast<unsigned>(take);
-    out += take;
-    len -= take;
-  }
+  squeeze_blocks_and_tail(*this, out, len);
 }
 
 void Keccak::squeeze_blocks(uint8_t* out, size_t nblocks) {

@@ -1,8 +1,7 @@
 // avx512_backend.cc - the AVX-512 backend: Keccak with vpternlogq (chi and the
 // three-way xors in one instruction each) and vprolq rotations, 8 states per
 // __m512i for ExpandA and for ExpandS / ExpandMask when more than four
-// polynomials are wanted, 4 per __m256i otherwise; one state in five __m512i
-// (keccak_single.h) for the sponge hashes; the 16-lane NTT of
+// polynomials are wanted, 4 per __m256i otherwise; the 16-lane NTT of
 // ntt16.h. Built with -mavx512f -mavx512bw -mavx512vl
 // -mavx512dq (plus AVX2/BMI); chosen only when the CPU and OS support them.
 // GCC 12's AVX-512 intrinsics use _mm512_undefined_*() internally, which it
@@ -14,7 +13,6 @@
 #include "cpu/avx2/keccak_lanes.h"
 #include "cpu/avx2/poly8.h"
 #include "cpu/avx2/sampling_lanes.h"
-#include "cpu/avx512/keccak_single.h"
 #include "cpu/avx512/ntt16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
@@ -67,7 +65,7 @@ struct Zmm8Ops {
   }
 };
 
-void keccakf1600_avx512(uint64_t s[25]) { keccak_single::permute(s); }
+void keccakf1600_avx512(uint64_t s[25]) { keccak_lanes::permute_scalar(s); }
 
 void keccakf1600x4_avx512(uint64_t s[4][25]) {
   __m256i A[25];
