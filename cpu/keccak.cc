@@ -106,7 +106,7 @@ void Keccak::init(unsigned rate_bytes) {
 }
 
 void Keccak::absorb(const uint8_t* in, size_t len) {
-  if (pos + len < rate) {  // stays inside the current block (most calls on short inputs)
+  if (len < rate - pos) {  // stays inside the current block (most calls on short inputs)
     xor_bytes(s, pos, in, len);
     pos += static_cast<unsigned>(len);
     return;
