@@ -1,6 +1,7 @@
 // keccak.cc - FIPS 202 Keccak-f[1600] and sponge, portable.
 #include "cpu/keccak.h"
 
+#include <bit>
 #include <cstring>
 
 #include "cpu/backend.h"
@@ -24,13 +25,52 @@ inline uint64_t rol(uint64_t x, unsigned n) { return n == 0 ? x : (x << n) | (x 
 constexpr unsigned kRho[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
                                25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
 
-inline uint64_t load64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
+// The sponge's byte view of the state: byte i is bits 8(i%8).. of lane i/8
+// (FIPS 202 little-endian lanes). On little-endian hosts that is the state's
+// own memory, so absorbing is an 8-byte xor per lane and squeezing a memcpy;
+// elsewhere the bytes are shifted in and out one at a time.
+constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+
+// s bytes [pos, pos + len) ^= in[0, len).
+inline void xor_bytes(uint64_t s[25], unsigned pos, const uint8_t* in, size_t len) {
+  if constexpr (kLittleEndian) {
+    auto* sb = reinterpret_cast<uint8_t*>(s) + pos;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {  // unaligned 8-byte words: memcpy compiles to plain loads/stores
+      uint64_t a, b;
+      std::memcpy(&a, sb + i, 8);
+      std::memcpy(&b, in + i, 8);
+      a ^= b;
+      std::memcpy(sb + i, &a, 8);
+    }
+    for (; i < len; ++i) sb[i] ^= in[i];
+  } else {
+    for (size_t i = 0; i < len; ++i) {
+      const size_t p = pos + i;
+      s[p / 8] ^= static_cast<uint64_t>(in[i]) << (8 * (p % 8));
+    }
+  }
 }
-inline void store64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+
+// out[0, len) = s bytes [pos, pos + len).
+inline void read_bytes(uint8_t* out, const uint64_t s[25], unsigned pos, size_t len) {
+  if constexpr (kLittleEndian) {
+    const auto* sb = reinterpret_cast<const uint8_t*>(s) + pos;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) std::memcpy(out + i, sb + i, 8);
+    if (i < len) {
+      // The tail from one 8-byte load, not a memcpy call: pos + len <= rate
+      // <= 168, so the load stays inside s.
+      uint64_t w;
+      std::memcpy(&w, sb + i, 8);
+      for (; i < len; ++i, w >>= 8) out[i] = static_cast<uint8_t>(w);
+    }
+  } else {
+    for (size_t i = 0; i < len; ++i) {
+      const size_t p = pos + i;
+      out[i] = static_cast<uint8_t>(s[p / 8] >> (8 * (p % 8)));
+    }
+  }
 }
 
 }  // namespace
@@ -66,65 +106,74 @@ void Keccak::init(unsigned rate_bytes) {
 }
 
 void Keccak::absorb(const uint8_t* in, size_t len) {
+  if (len < rate - pos) {  // stays inside the current block (most calls on short inputs)
+    xor_bytes(s, pos, in, len);
+    pos += static_cast<unsigned>(len);
+    return;
+  }
   const auto permute = backend().keccakf1600;
-  while (len > 0) {
-    if (pos == 0 && len >= rate) {  // whole blocks, lane by lane
-      for (unsigned i = 0; i < rate / 8; ++i) s[i] ^= load64(in + 8 * i);
-      permute(s);
-      in += rate;
-      len -= rate;
-      continue;
-    }
-    size_t take = rate - pos;
-    if (take > len) take = len;
-    size_t i = 0;
-    if (pos % 8 == 0)  // lane-aligned (e.g. after a 64-byte mu or tr): whole lanes first
-      for (; i + 8 <= take; i += 8) s[(pos + i) / 8] ^= load64(in + i);
-    for (; i < take; ++i) {
-      const unsigned p = pos + static_cast<unsigned>(i);
-      s[p / 8] ^= static_cast<uint64_t>(in[i]) << (8 * (p % 8));
-    }
-    pos += static_cast<unsigned>(take);
+  if (pos != 0) {  // complete the started block
+    const unsigned take = rate - pos;
+    xor_bytes(s, pos, in, take);
+    permute(s);
     in += take;
     len -= take;
-    if (pos == rate) {
-      permute(s);
-      pos = 0;
-    }
   }
+  for (; len >= rate; in += rate, len -= rate) {
+    xor_bytes(s, 0, in, rate);
+    permute(s);
+  }
+  xor_bytes(s, 0, in, len);
+  pos = static_cast<unsigned>(len);
 }
 
 void Keccak::finalize(uint8_t ds) {
-  s[pos / 8] ^= static_cast<uint64_t>(ds) << (8 * (pos % 8));
-  s[(rate - 1) / 8] ^= 0x80ull << (8 * ((rate - 1) % 8));
+  const uint8_t pad_first = ds, pad_last = 0x80;
+  xor_bytes(s, pos, &pad_first, 1);
+  xor_bytes(s, rate - 1, &pad_last, 1);
   // Squeezing starts with a permutation; pos == rate marks "block used up".
   pos = rate;
 }
 
-void Keccak::squeeze(uint8_t* out, size_t len) {
+namespace {
+// Squeeze across block boundaries; kept out of line so that the in-block fast
+// path in Keccak::squeeze needs no callee-saved registers.
+[[gnu::noinline]] void squeeze_blocks_and_tail(Keccak& k, uint8_t* out, size_t len) {
   const auto permute = backend().keccakf1600;
   while (len > 0) {
-    if (pos == rate) {
-      permute(s);
-      pos = 0;
+    if (k.pos == k.rate) {
+      permute(k.s);
+      k.pos = 0;
     }
-    size_t take = rate - pos;
+    size_t take = k.rate - k.pos;
     if (take > len) take = len;
-    for (size_t i = 0; i < take; ++i) {
-      const unsigned p = pos + static_cast<unsigned>(i);
-      out[i] = static_cast<uint8_t>(s[p / 8] >> (8 * (p % 8)));
-    }
-    pos += static_cast<unsigned>(take);
+    read_bytes(out, k.s, k.pos, take);
+    k.pos += static_cast<unsigned>(take);
     out += take;
     len -= take;
   }
+}
+}  // namespace
+
+void Keccak::squeeze(uint8_t* out, size_t len) {
+  if (len <= rate - pos) {  // served from the current block
+    if (len == 1) {  // SampleInBall reads its positions one byte at a time
+      *out = static_cast<uint8_t>(s[pos / 8] >> (8 * (pos % 8)));
+      ++pos;
+      return;
+    }
+    read_bytes(out, s, pos, len);
+    pos += static_cast<unsigned>(len);
+    return;
+  }
+  squeeze_blocks_and_tail(*this, out, len);
 }
 
 void Keccak::squeeze_blocks(uint8_t* out, size_t nblocks) {
   const auto permute = backend().keccakf1600;
   for (size_t b = 0; b < nblocks; ++b) {
     permute(s);
-    for (unsigned i = 0; i < rate / 8; ++i) store64(out + 8 * i, s[i]);
+    read_bytes(out, s, 0, rate);
     out += rate;
   }
   pos = rate;

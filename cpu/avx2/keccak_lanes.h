@@ -7,6 +7,8 @@
 // Include only from files built with the matching ISA flags, and declare the
 // Ops types in an anonymous namespace: the instantiations are then local to
 // that file, so no vector-ISA copy can be picked by the linker for another.
+// Also permute_scalar: one state in general-purpose registers (BMI1/BMI2),
+// the single-state permutation of both vector backends.
 #pragma once
 
 #include <cstddef>
@@ -56,28 +58,43 @@ inline void permute(typename Ops::V A[25]) {
 }
 
 namespace {
-// One state in general-purpose registers: with -mbmi -mbmi2 chi becomes andn
-// and the rotations rorx; unrolled, so the lanes stay in registers.
-struct ScalarOps {
-  using V = uint64_t;
-  static V splat(uint64_t v) { return v; }
-  static V xor2(V a, V b) { return a ^ b; }
-  static V xor5(V a, V b, V c, V d, V e) { return a ^ b ^ c ^ d ^ e; }
-  static V chi(V a, V b, V c) { return a ^ (~b & c); }
-  template <unsigned R>
-  static V rol(V v) {
-    if constexpr (R == 0)
-      return v;
-    else
-      return (v << R) | (v >> (64 - R));
-  }
-};
+// One state in general-purpose registers (with -mbmi -mbmi2: andn for chi,
+// rorx for rho and theta). 25 lanes do not fit in 15 registers, so the round
+// streams the state instead: it builds one output plane at a time from the
+// five input lanes pi brings into it (theta and rho on the way in, chi and
+// iota on the way out) and writes it to a second buffer; only D (5) and one
+// plane (5) are live. C is recomputed from the input plane loads rather than
+// accumulated across the round, which keeps it out of registers too.
+[[gnu::always_inline]] inline uint64_t rol_scalar(uint64_t v, unsigned r) {
+  return r == 0 ? v : (v << r) | (v >> (64 - r));
+}
 
+[[gnu::always_inline]] inline void round_scalar(const uint64_t* A, uint64_t* E, uint64_t rc) {
+  uint64_t C[5], D[5];
+#pragma GCC unroll 5
+  for (int x = 0; x < 5; ++x) C[x] = A[x] ^ A[x + 5] ^ A[x + 10] ^ A[x + 15] ^ A[x + 20];
+#pragma GCC unroll 5
+  for (int x = 0; x < 5; ++x) D[x] = C[(x + 4) % 5] ^ rol_scalar(C[(x + 1) % 5], 1);
+#pragma GCC unroll 5
+  for (int Y = 0; Y < 5; ++Y) {
+    uint64_t B[5];
+#pragma GCC unroll 5
+    for (int X = 0; X < 5; ++X) {  // output lane (X, Y) comes from (x, y) = (X + 3Y, X)
+      const int x = (X + 3 * Y) % 5;
+      B[X] = rol_scalar(A[x + 5 * X] ^ D[x], kRho[x + 5 * X]);
+    }
+#pragma GCC unroll 5
+    for (int X = 0; X < 5; ++X) E[X + 5 * Y] = B[X] ^ (~B[(X + 1) % 5] & B[(X + 2) % 5]) ^ (X + Y == 0 ? rc : 0);
+  }
+}
+
+// Two rounds per iteration, s -> E -> s, so the state ends in s.
 inline void permute_scalar(uint64_t s[25]) {
-  uint64_t A[25];  // a local copy the compiler can keep in registers
-  for (int i = 0; i < 25; ++i) A[i] = s[i];
-  permute<ScalarOps>(A);
-  for (int i = 0; i < 25; ++i) s[i] = A[i];
+  uint64_t E[25];
+  for (int round = 0; round < 24; round += 2) {
+    round_scalar(s, E, kRC[round]);
+    round_scalar(E, s, kRC[round + 1]);
+  }
 }
 }  // namespace
 

@@ -50,4 +50,8 @@ std::vector<uint8_t> openssl_shake256(std::span<const uint8_t> data, size_t out_
   return digest("SHAKE256", data, out_len);
 }
 
+std::vector<uint8_t> openssl_shake128(std::span<const uint8_t> data, size_t out_len) {
+  return digest("SHAKE128", data, out_len);
+}
+
 }  // namespace mldsa::test

@@ -20,5 +20,7 @@ std::vector<uint8_t> openssl_digest(HashAlg h, std::span<const uint8_t> msg);
 
 // SHAKE256(data, out_len) by OpenSSL: FIPS 204's H.
 std::vector<uint8_t> openssl_shake256(std::span<const uint8_t> data, size_t out_len);
+// SHAKE128(data, out_len) by OpenSSL: FIPS 204's G.
+std::vector<uint8_t> openssl_shake128(std::span<const uint8_t> data, size_t out_len);
 
 }  // namespace mldsa::test
