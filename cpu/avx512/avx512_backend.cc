@@ -11,7 +11,9 @@
 #include <immintrin.h>
 
 #include "cpu/avx2/keccak_lanes.h"
+#include "cpu/avx2/packing8.h"
 #include "cpu/avx2/poly8.h"
+#include "cpu/avx2/rounding8.h"
 #include "cpu/avx2/sampling_lanes.h"
 #include "cpu/avx512/ntt16.h"
 #include "cpu/backend.h"
@@ -113,6 +115,13 @@ extern const Backend kAvx512Backend = {
     expand_mask_avx512,
     poly8::decompose_w1,
     poly8::use_hint_w1,
+    packing8::pack_bits,
+    packing8::unpack_bits,
+    rounding8::exceeds,
+    rounding8::add_reduce_exceeds,
+    rounding8::sub_reduce_exceeds,
+    rounding8::make_hint,
+    rounding8::caddq,
 };
 
 }  // namespace mldsa

@@ -1,0 +1,158 @@
+// packing8.h - SimpleBitPack / BitPack and their inverses (FIPS 204
+// Algorithms 16-19) on 8 x int32 lanes, for the widths the encodings use:
+// eta (3, 4 bits), t1 (10), t0 (13) and z (18, 20). Same bytes as
+// mldsa::pack_bits / mldsa::unpack_bits, which handle any other width.
+//
+// 8 coefficients of B bits are B bytes; each 128-bit lane holds 4 of them,
+// starting at bit 4*j*B of the group (lane j). Reads and writes stay inside
+// the packed polynomial: the last groups go through a small local buffer.
+// No data-dependent branch or index (the inputs are secret for s1, s2, t0).
+//
+// Anonymous namespace on purpose (built with different ISA flags per backend).
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/packing.h"
+#include "cpu/poly.h"
+
+namespace {
+namespace packing8 {
+
+// Unpacking one 128-bit lane: coefficient i's bits start at bit e + i*B of
+// the lane's first byte (e = 4 for odd B in odd lanes, else 0); a 4-byte
+// window gathered by pshufb and a right shift bring them to bit 0 (B + 7 <= 32).
+// `bias` moves the window when the lane's bytes sit `bias` bytes into its load.
+struct UnpackLane {
+  int8_t shuf[16];
+  int32_t shift[4];
+};
+constexpr UnpackLane unpack_lane(unsigned B, unsigned j, unsigned bias) {
+  UnpackLane l{};
+  const unsigned e = (4 * j * B) % 8;
+  for (unsigned i = 0; i < 4; ++i) {
+    const unsigned bit = e + i * B;
+    for (unsigned t = 0; t < 4; ++t) l.shuf[4 * i + t] = static_cast<int8_t>(bias + bit / 8 + t);
+    l.shift[i] = static_cast<int32_t>(bit % 8);
+  }
+  return l;
+}
+
+// Groups 0 .. safe_groups-1 may touch `reach` bytes from their start without
+// leaving the 32*B bytes of the polynomial.
+constexpr unsigned safe_groups(unsigned B, unsigned reach) {
+  const unsigned g = (32 * B - reach) / B + 1;
+  return g < 32 ? g : 32;
+}
+
+// The offset / negate of pack_bits as vector constants: v = (a ^ s) - s + off
+// with s = -1 to negate.
+struct Affine {
+  __m256i sign, off;
+  Affine(int32_t offset, bool negate)
+      : sign(_mm256_set1_epi32(negate ? -1 : 0)), off(_mm256_set1_epi32(offset)) {}
+};
+
+template <unsigned B>
+inline __m256i decode_group(const uint8_t* p, const __m256i& shuf, const __m256i& shift, const Affine& f) {
+  const __m256i raw = _mm256_inserti128_si256(
+      _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + B / 2)), 1);
+  const __m256i v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(raw, shuf), shift),
+                                     _mm256_set1_epi32((1 << B) - 1));
+  const __m256i r = _mm256_sub_epi32(v, f.off);  // unpack_bits: negate ? off - v : v - off
+  return _mm256_sub_epi32(_mm256_xor_si256(r, f.sign), f.sign);
+}
+
+template <unsigned B>
+inline void unpack(mldsa::Poly* a, const uint8_t* in, int32_t offset, bool negate) {
+  static constexpr UnpackLane kLo = unpack_lane(B, 0, 0), kHi = unpack_lane(B, 1, 0);
+  constexpr unsigned kSafe = safe_groups(B, B / 2 + 16);
+  const __m256i shuf = _mm256_setr_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kLo.shuf)),
+                                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(kHi.shuf)));
+  const __m256i shift = _mm256_setr_epi32(kLo.shift[0], kLo.shift[1], kLo.shift[2], kLo.shift[3], kHi.shift[0],
+                                          kHi.shift[1], kHi.shift[2], kHi.shift[3]);
+  const Affine f(offset, negate);
+  unsigned g = 0;
+  for (; g < kSafe; ++g)
+    _mm256_store_si256(reinterpret_cast<__m256i*>(a->c + 8 * g), decode_group<B>(in + g * B, shuf, shift, f));
+  if constexpr (kSafe < 32) {
+    uint8_t tail[(32 - kSafe) * B + 32] = {};
+    std::memcpy(tail, in + kSafe * B, (32 - kSafe) * B);
+    for (; g < 32; ++g)
+      _mm256_store_si256(reinterpret_cast<__m256i*>(a->c + 8 * g),
+                         decode_group<B>(tail + (g - kSafe) * B, shuf, shift, f));
+  }
+}
+
+// Packing 8 coefficients: pairs into 2B-bit qwords, qword pairs into 4B-bit
+// lanes, then the two lanes into B bytes. Writes 16 bytes (B <= 16) or B/2 + 16
+// bytes from p; the bytes past the group are zeros the next group overwrites.
+template <unsigned B>
+inline void encode_group(uint8_t* p, const int32_t* a, const Affine& f) {
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(a));
+  v = _mm256_sub_epi32(_mm256_xor_si256(v, f.sign), f.sign);
+  v = _mm256_and_si256(_mm256_add_epi32(v, f.off), _mm256_set1_epi32((1 << B) - 1));
+  // q_j = v_2j | v_2j+1 << B
+  const __m256i q = _mm256_or_si256(_mm256_blend_epi32(v, zero, 0xAA),
+                                    _mm256_srli_epi64(_mm256_blend_epi32(v, zero, 0x55), 32 - B));
+  // lane = q_0 | q_1 << 2B as 128 bits
+  const __m256i q1 = _mm256_shuffle_epi32(q, 0xEE);
+  __m256i r = _mm256_or_si256(_mm256_blend_epi32(q, zero, 0xCC),
+                              _mm256_sllv_epi64(q1, _mm256_setr_epi64x(2 * B, 64, 2 * B, 64)));
+  if constexpr (4 * B > 64) r = _mm256_or_si256(r, _mm256_srlv_epi64(q1, _mm256_setr_epi64x(64, 64 - 2 * B, 64, 64 - 2 * B)));
+  const __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
+  if constexpr (B <= 16) {  // both lanes in 128 bits: lo | hi << 4B (4B = 8k + m)
+    constexpr unsigned k = 4 * B / 8, m = 4 * B % 8;
+    __m128i h = hi;
+    if constexpr (m != 0) h = _mm_slli_epi64(h, m);  // hi < 2^(4B) leaves room in its low qword
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_or_si128(lo, _mm_bslli_si128(h, k)));
+  } else {  // B even: each lane is B/2 whole bytes
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), lo);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p + B / 2), hi);
+  }
+}
+
+template <unsigned B>
+inline void pack(uint8_t* out, const mldsa::Poly* a, int32_t offset, bool negate) {
+  constexpr unsigned kSafe = safe_groups(B, B <= 16 ? 16 : B / 2 + 16);
+  const Affine f(offset, negate);
+  unsigned g = 0;
+  for (; g < kSafe; ++g) encode_group<B>(out + g * B, a->c + 8 * g, f);
+  if constexpr (kSafe < 32) {
+    uint8_t tail[(32 - kSafe) * B + 32];
+    for (; g < 32; ++g) encode_group<B>(tail + (g - kSafe) * B, a->c + 8 * g, f);
+    std::memcpy(out + kSafe * B, tail, (32 - kSafe) * B);
+  }
+}
+
+inline void pack_bits(uint8_t* out, const mldsa::Poly* a, unsigned bits, int32_t offset, bool negate) {
+  switch (bits) {
+    case 3: return pack<3>(out, a, offset, negate);
+    case 4: return pack<4>(out, a, offset, negate);
+    case 10: return pack<10>(out, a, offset, negate);
+    case 13: return pack<13>(out, a, offset, negate);
+    case 18: return pack<18>(out, a, offset, negate);
+    case 20: return pack<20>(out, a, offset, negate);
+    default: return mldsa::pack_bits(out, a, bits, offset, negate);
+  }
+}
+
+inline void unpack_bits(mldsa::Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate) {
+  switch (bits) {
+    case 3: return unpack<3>(a, in, offset, negate);
+    case 4: return unpack<4>(a, in, offset, negate);
+    case 10: return unpack<10>(a, in, offset, negate);
+    case 13: return unpack<13>(a, in, offset, negate);
+    case 18: return unpack<18>(a, in, offset, negate);
+    case 20: return unpack<20>(a, in, offset, negate);
+    default: return mldsa::unpack_bits(a, in, bits, offset, negate);
+  }
+}
+
+}  // namespace packing8
+}  // namespace
