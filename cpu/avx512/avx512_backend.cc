@@ -11,11 +11,11 @@
 #include <immintrin.h>
 
 #include "cpu/avx2/keccak_lanes.h"
-#include "cpu/avx2/packing8.h"
 #include "cpu/avx2/poly8.h"
-#include "cpu/avx2/rounding8.h"
 #include "cpu/avx2/sampling_lanes.h"
 #include "cpu/avx512/ntt16.h"
+#include "cpu/avx512/packing16.h"
+#include "cpu/avx512/rounding16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/packing.h"
@@ -115,13 +115,13 @@ extern const Backend kAvx512Backend = {
     expand_mask_avx512,
     poly8::decompose_w1,
     poly8::use_hint_w1,
-    packing8::pack_bits,
-    packing8::unpack_bits,
-    rounding8::exceeds,
-    rounding8::add_reduce_exceeds,
-    rounding8::sub_reduce_exceeds,
-    rounding8::make_hint,
-    rounding8::caddq,
+    packing16::pack_bits,
+    packing16::unpack_bits,
+    rounding16::exceeds,
+    rounding16::add_reduce_exceeds,
+    rounding16::sub_reduce_exceeds,
+    rounding16::make_hint,
+    rounding16::caddq,
 };
 
 }  // namespace mldsa
