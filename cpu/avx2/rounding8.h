@@ -74,8 +74,7 @@ inline unsigned make_hint(mldsa::Poly* h, const mldsa::Poly* r0, const mldsa::Po
   for (int i = 0; i < mldsa::N; i += 8) {
     const __m256i a0 = _mm256_add_epi32(load(r0->c + i), load(ct0->c + i));
     const __m256i edge = _mm256_andnot_si256(_mm256_cmpeq_epi32(load(w1->c + i), zero), _mm256_cmpeq_epi32(a0, ng));
-    const __m256i hint =
-        _mm256_or_si256(_mm256_or_si256(_mm256_cmpgt_epi32(a0, g), _mm256_cmpgt_epi32(ng, a0)), edge);
+    const __m256i hint = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_abs_epi32(a0), g), edge);  // |a0| > gamma2
     store(h->c + i, _mm256_srli_epi32(hint, 31));
     count = _mm256_sub_epi32(count, hint);  // -(-1) per hint
   }

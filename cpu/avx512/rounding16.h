@@ -67,11 +67,13 @@ inline unsigned make_hint(mldsa::Poly* h, const mldsa::Poly* r0, const mldsa::Po
   __m512i count = _mm512_setzero_si512();
   for (int i = 0; i < mldsa::N; i += 16) {
     const __m512i a0 = _mm512_add_epi32(_mm512_load_si512(r0->c + i), _mm512_load_si512(ct0->c + i));
-    const __mmask16 hint = _mm512_cmpgt_epi32_mask(a0, g) | _mm512_cmpgt_epi32_mask(ng, a0) |
-                           (_mm512_cmpeq_epi32_mask(a0, ng) & _mm512_test_epi32_mask(_mm512_load_si512(w1->c + i),
-                                                                                      _mm512_load_si512(w1->c + i)));
-    _mm512_store_si512(h->c + i, _mm512_maskz_mov_epi32(hint, one));
-    count = _mm512_mask_add_epi32(count, hint, count, one);
+    const __m512i w = _mm512_load_si512(w1->c + i);
+    // |a0| > gamma2, or a0 == -gamma2 where w1 != 0
+    const __mmask16 hint =
+        _mm512_cmpgt_epi32_mask(_mm512_abs_epi32(a0), g) | _mm512_mask_cmpeq_epi32_mask(_mm512_test_epi32_mask(w, w), a0, ng);
+    const __m512i bit = _mm512_maskz_mov_epi32(hint, one);
+    _mm512_store_si512(h->c + i, bit);
+    count = _mm512_add_epi32(count, bit);
   }
   return static_cast<unsigned>(_mm512_reduce_add_epi32(count));
 }
