@@ -117,27 +117,29 @@ inline void encode_group(uint8_t* p, const int32_t* a, const Affine& f) {
   }
 }
 
+// a: 256 coefficients, 32-byte aligned.
 template <unsigned B>
-inline void pack(uint8_t* out, const mldsa::Poly* a, int32_t offset, bool negate) {
+inline void pack(uint8_t* out, const int32_t* a, int32_t offset, bool negate) {
   constexpr unsigned kSafe = safe_groups(B, B <= 16 ? 16 : B / 2 + 16);
   const Affine f(offset, negate);
   unsigned g = 0;
-  for (; g < kSafe; ++g) encode_group<B>(out + g * B, a->c + 8 * g, f);
+  for (; g < kSafe; ++g) encode_group<B>(out + g * B, a + 8 * g, f);
   if constexpr (kSafe < 32) {
     uint8_t tail[(32 - kSafe) * B + 32];
-    for (; g < 32; ++g) encode_group<B>(tail + (g - kSafe) * B, a->c + 8 * g, f);
+    for (; g < 32; ++g) encode_group<B>(tail + (g - kSafe) * B, a + 8 * g, f);
     std::memcpy(out + kSafe * B, tail, (32 - kSafe) * B);
   }
 }
 
 inline void pack_bits(uint8_t* out, const mldsa::Poly* a, unsigned bits, int32_t offset, bool negate) {
   switch (bits) {
-    case 3: return pack<3>(out, a, offset, negate);
-    case 4: return pack<4>(out, a, offset, negate);
-    case 10: return pack<10>(out, a, offset, negate);
-    case 13: return pack<13>(out, a, offset, negate);
-    case 18: return pack<18>(out, a, offset, negate);
-    case 20: return pack<20>(out, a, offset, negate);
+    case 3: return pack<3>(out, a->c, offset, negate);
+    case 4: return pack<4>(out, a->c, offset, negate);
+    case 6: return pack<6>(out, a->c, offset, negate);
+    case 10: return pack<10>(out, a->c, offset, negate);
+    case 13: return pack<13>(out, a->c, offset, negate);
+    case 18: return pack<18>(out, a->c, offset, negate);
+    case 20: return pack<20>(out, a->c, offset, negate);
     default: return mldsa::pack_bits(out, a, bits, offset, negate);
   }
 }
@@ -146,6 +148,7 @@ inline void unpack_bits(mldsa::Poly* a, const uint8_t* in, unsigned bits, int32_
   switch (bits) {
     case 3: return unpack<3>(a, in, offset, negate);
     case 4: return unpack<4>(a, in, offset, negate);
+    case 6: return unpack<6>(a, in, offset, negate);
     case 10: return unpack<10>(a, in, offset, negate);
     case 13: return unpack<13>(a, in, offset, negate);
     case 18: return unpack<18>(a, in, offset, negate);

@@ -110,10 +110,19 @@ inline void pack(uint8_t* out, const mldsa::Poly* a, int32_t offset, bool negate
   for (unsigned g = 0; g < 16; ++g) encode_group<B>(out + 2 * B * g, a->c + 16 * g, f);
 }
 
+// ExpandMask's unpacking (as poly8::unpack_z).
+inline void unpack_z(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) {
+  if (gamma1_bits == 17)
+    unpack<18>(z, in, 1 << 17, true);
+  else
+    unpack<20>(z, in, 1 << 19, true);
+}
+
 inline void pack_bits(uint8_t* out, const mldsa::Poly* a, unsigned bits, int32_t offset, bool negate) {
   switch (bits) {
     case 3: return pack<3>(out, a, offset, negate);
     case 4: return pack<4>(out, a, offset, negate);
+    case 6: return pack<6>(out, a, offset, negate);
     case 10: return pack<10>(out, a, offset, negate);
     case 13: return pack<13>(out, a, offset, negate);
     case 18: return pack<18>(out, a, offset, negate);
@@ -126,6 +135,7 @@ inline void unpack_bits(mldsa::Poly* a, const uint8_t* in, unsigned bits, int32_
   switch (bits) {
     case 3: return unpack<3>(a, in, offset, negate);
     case 4: return unpack<4>(a, in, offset, negate);
+    case 6: return unpack<6>(a, in, offset, negate);
     case 10: return unpack<10>(a, in, offset, negate);
     case 13: return unpack<13>(a, in, offset, negate);
     case 18: return unpack<18>(a, in, offset, negate);
