@@ -104,10 +104,11 @@ inline void encode_group(uint8_t* p, const int32_t* a, const Affine& f) {
   }
 }
 
+// a: 256 coefficients, 64-byte aligned.
 template <unsigned B>
-inline void pack(uint8_t* out, const mldsa::Poly* a, int32_t offset, bool negate) {
+inline void pack(uint8_t* out, const int32_t* a, int32_t offset, bool negate) {
   const Affine f(offset, negate);
-  for (unsigned g = 0; g < 16; ++g) encode_group<B>(out + 2 * B * g, a->c + 16 * g, f);
+  for (unsigned g = 0; g < 16; ++g) encode_group<B>(out + 2 * B * g, a + 16 * g, f);
 }
 
 // ExpandMask's unpacking (as poly8::unpack_z).
@@ -120,13 +121,13 @@ inline void unpack_z(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) {
 
 inline void pack_bits(uint8_t* out, const mldsa::Poly* a, unsigned bits, int32_t offset, bool negate) {
   switch (bits) {
-    case 3: return pack<3>(out, a, offset, negate);
-    case 4: return pack<4>(out, a, offset, negate);
-    case 6: return pack<6>(out, a, offset, negate);
-    case 10: return pack<10>(out, a, offset, negate);
-    case 13: return pack<13>(out, a, offset, negate);
-    case 18: return pack<18>(out, a, offset, negate);
-    case 20: return pack<20>(out, a, offset, negate);
+    case 3: return pack<3>(out, a->c, offset, negate);
+    case 4: return pack<4>(out, a->c, offset, negate);
+    case 6: return pack<6>(out, a->c, offset, negate);
+    case 10: return pack<10>(out, a->c, offset, negate);
+    case 13: return pack<13>(out, a->c, offset, negate);
+    case 18: return pack<18>(out, a->c, offset, negate);
+    case 20: return pack<20>(out, a->c, offset, negate);
     default: return mldsa::pack_bits(out, a, bits, offset, negate);
   }
 }
