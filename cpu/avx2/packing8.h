@@ -117,17 +117,66 @@ inline void encode_group(uint8_t* p, const int32_t* a, const Affine& f) {
   }
 }
 
+// Widths of at most 6 bits: 32 coefficients at a time narrowed to one byte
+// each (vpackus keeps them exact), then merged with multiply-adds: 4B bytes
+// per step, stored exactly.
+template <unsigned B>
+inline void pack_narrow(uint8_t* out, const int32_t* a, const Affine& f) {
+  const __m256i mask = _mm256_set1_epi32((1 << B) - 1);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // undo vpackus' lane interleave
+  for (int i = 0; i < mldsa::N; i += 32, out += 4 * B) {
+    __m256i v[4];
+    for (int j = 0; j < 4; ++j) {
+      const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(a + i + 8 * j));
+      v[j] = _mm256_and_si256(_mm256_add_epi32(_mm256_sub_epi32(_mm256_xor_si256(x, f.sign), f.sign), f.off), mask);
+    }
+    const __m256i bytes = _mm256_permutevar8x32_epi32(
+        _mm256_packus_epi16(_mm256_packus_epi32(v[0], v[1]), _mm256_packus_epi32(v[2], v[3])), order);
+    if constexpr (B == 4) {  // byte pairs -> one byte each
+      const __m256i m = _mm256_maddubs_epi16(bytes, _mm256_set1_epi16(0x1001));
+      const __m256i r = _mm256_permute4x64_epi64(_mm256_packus_epi16(m, m), 0x08);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(r));
+    } else if constexpr (B == 6) {  // 4 coefficients -> 24-bit dwords -> 3 bytes each
+      const __m256i m = _mm256_maddubs_epi16(bytes, _mm256_set1_epi16(0x4001));
+      const __m256i d = _mm256_madd_epi16(m, _mm256_set1_epi32(0x10000001));
+      const __m256i three = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6,
+                                             8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+      const __m256i r = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(d, three), _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(r));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + 16), _mm256_extracti128_si256(r, 1));
+    } else {  // B == 3: 4 coefficients -> 12-bit dwords, pairs -> 24-bit qwords -> 3 bytes each
+      static_assert(B == 3);
+      const __m256i m = _mm256_maddubs_epi16(bytes, _mm256_set1_epi16(0x0801));
+      const __m256i d = _mm256_madd_epi16(m, _mm256_set1_epi32(0x00400001));
+      const __m256i zero = _mm256_setzero_si256();
+      const __m256i q = _mm256_or_si256(_mm256_blend_epi32(d, zero, 0xAA),
+                                        _mm256_srli_epi64(_mm256_blend_epi32(d, zero, 0x55), 32 - 12));
+      const __m256i six = _mm256_setr_epi8(0, 1, 2, 8, 9, 10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 8, 9,
+                                           10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+      const __m256i r = _mm256_shuffle_epi8(q, six);
+      const __m128i x = _mm_or_si128(_mm256_castsi256_si128(r), _mm_bslli_si128(_mm256_extracti128_si256(r, 1), 6));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out), x);
+      const uint32_t hi = static_cast<uint32_t>(_mm_extract_epi32(x, 2));
+      std::memcpy(out + 8, &hi, 4);
+    }
+  }
+}
+
 // a: 256 coefficients, 32-byte aligned.
 template <unsigned B>
 inline void pack(uint8_t* out, const int32_t* a, int32_t offset, bool negate) {
-  constexpr unsigned kSafe = safe_groups(B, B <= 16 ? 16 : B / 2 + 16);
   const Affine f(offset, negate);
-  unsigned g = 0;
-  for (; g < kSafe; ++g) encode_group<B>(out + g * B, a + 8 * g, f);
-  if constexpr (kSafe < 32) {
-    uint8_t tail[(32 - kSafe) * B + 32];
-    for (; g < 32; ++g) encode_group<B>(tail + (g - kSafe) * B, a + 8 * g, f);
-    std::memcpy(out + kSafe * B, tail, (32 - kSafe) * B);
+  if constexpr (B == 3 || B == 4 || B == 6) {
+    pack_narrow<B>(out, a, f);
+  } else {
+    constexpr unsigned kSafe = safe_groups(B, B <= 16 ? 16 : B / 2 + 16);
+    unsigned g = 0;
+    for (; g < kSafe; ++g) encode_group<B>(out + g * B, a + 8 * g, f);
+    if constexpr (kSafe < 32) {
+      uint8_t tail[(32 - kSafe) * B + 32];
+      for (; g < 32; ++g) encode_group<B>(tail + (g - kSafe) * B, a + 8 * g, f);
+      std::memcpy(out + kSafe * B, tail, (32 - kSafe) * B);
+    }
   }
 }
 
