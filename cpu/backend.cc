@@ -47,6 +47,7 @@ const Backend kRefBackend = {
     poly_sub_reduce_exceeds,
     poly_make_hint,
     caddq_ref,
+    hint_positions,
 };
 
 namespace {

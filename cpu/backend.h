@@ -64,6 +64,10 @@ struct Backend {
   unsigned (*make_hint)(Poly* h, const Poly* r0, const Poly* ct0, const Poly* w1, int32_t gamma2);
   // a_i += q where a_i < 0 (invNTT output -> [0, q)).
   void (*caddq)(Poly* a);
+  // HintBitPack's positions (Algorithm 20 line 5): the indices j with
+  // h_j != 0, ascending, into pos (room for N + 16 bytes); returns their
+  // number. h is public (the accepted signature's hint).
+  unsigned (*hint_positions)(uint8_t* pos, const Poly* h);
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

@@ -58,6 +58,13 @@ void unpack_z(Poly* z, const uint8_t* in, unsigned gamma1_bits) {
   unpack_bits(z, in, gamma1_bits + 1, int32_t{1} << gamma1_bits, true);
 }
 
+unsigned hint_positions(uint8_t* pos, const Poly* h) {
+  unsigned n = 0;
+  for (int j = 0; j < N; ++j)
+    if (h->c[j] != 0) pos[n++] = static_cast<uint8_t>(j);
+  return n;
+}
+
 void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2) {
   pack_bits(out, w1, gamma2 == (Q - 1) / 88 ? 6 : 4, 0, false);
 }
@@ -126,11 +133,14 @@ void sig_encode(uint8_t* sig, const Params& p, const uint8_t* ctilde, const Poly
   const Backend& be = backend();
   for (unsigned i = 0; i < p.l; ++i, q += zb) be.pack_bits(q, &z[i], p.gamma1_bits + 1, p.gamma1, true);
   // HintBitPack (Algorithm 20): positions of the ones, then running counts.
+  // The signer guarantees at most omega ones.
   std::memset(q, 0, p.omega + p.k);
   unsigned idx = 0;
+  uint8_t pos[N + 16];
   for (unsigned i = 0; i < p.k; ++i) {
-    for (int j = 0; j < N; ++j)
-      if (h[i].c[j] != 0) q[idx++] = static_cast<uint8_t>(j);
+    const unsigned n = be.hint_positions(pos, &h[i]);
+    std::memcpy(q + idx, pos, n);
+    idx += n;
     q[p.omega + i] = static_cast<uint8_t>(idx);
   }
 }

@@ -91,6 +91,7 @@ extern const Backend kAvx2Backend = {
     rounding8::sub_reduce_exceeds,
     rounding8::make_hint,
     rounding8::caddq,
+    packing8::hint_positions,
 };
 
 }  // namespace mldsa

@@ -122,6 +122,7 @@ extern const Backend kAvx512Backend = {
     rounding16::sub_reduce_exceeds,
     rounding16::make_hint,
     rounding16::caddq,
+    packing8::hint_positions,
 };
 
 }  // namespace mldsa

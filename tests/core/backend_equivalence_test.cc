@@ -369,6 +369,21 @@ TEST_F(BackendEquivalence, Caddq) {
   }
 }
 
+TEST_F(BackendEquivalence, HintPositions) {
+  for (int trial = 0; trial < 64; ++trial) {
+    Poly h;
+    // Sparse, dense, empty and full hints; any non-zero value counts.
+    for (int j = 0; j < N; ++j)
+      h.c[j] = trial == 0 ? 0 : trial == 1 ? 1 : trial % 4 == 2 ? uniform(0, 1) : (uniform(0, 15) == 0 ? uniform(1, 3) : 0);
+    uint8_t pos[2][N + 16];
+    std::memset(pos, 0, sizeof pos);
+    const unsigned n0 = ref_.hint_positions(pos[0], &h);
+    const unsigned n1 = be_->hint_positions(pos[1], &h);
+    ASSERT_EQ(n0, n1) << "trial " << trial;
+    ASSERT_EQ(0, std::memcmp(pos[0], pos[1], n0)) << "trial " << trial;
+  }
+}
+
 // Whole operations: keys, signatures and verdicts from the backend under test
 // equal those from ref, byte for byte.
 TEST_F(BackendEquivalence, KeygenSignVerify) {
