@@ -48,6 +48,7 @@ const Backend kRefBackend = {
     poly_make_hint,
     caddq_ref,
     hint_positions,
+    poly_power2round,
 };
 
 namespace {

@@ -68,6 +68,9 @@ struct Backend {
   // h_j != 0, ascending, into pos (room for N + 16 bytes); returns their
   // number. h is public (the accepted signature's hint).
   unsigned (*hint_positions)(uint8_t* pos, const Poly* h);
+  // KeyGen's t = NTT^-1(A^ s1^) + s2, then Power2Round (Algorithm 6 lines
+  // 5-6): t in (-q, q) from the inverse NTT, |s2_i| <= 4.
+  void (*power2round)(Poly* t1, Poly* t0, const Poly* t, const Poly* s2);
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

@@ -23,9 +23,9 @@ inline int32_t decompose(int32_t* a0, int32_t a, int32_t gamma2) {
 
 }  // namespace
 
-void poly_power2round(Poly* a1, Poly* a0, const Poly* a) {
+void poly_power2round(Poly* a1, Poly* a0, const Poly* t, const Poly* s2) {
   for (int i = 0; i < N; ++i) {
-    const int32_t v = a->c[i];
+    const int32_t v = freeze(t->c[i] + s2->c[i]);
     const int32_t hi = (v + (1 << (D - 1)) - 1) >> D;
     a1->c[i] = hi;
     a0->c[i] = v - (hi << D);

@@ -8,8 +8,8 @@
 
 namespace mldsa {
 
-// a in [0, q): a = a1 * 2^d + a0 with a0 in (-2^(d-1), 2^(d-1)].
-void poly_power2round(Poly* a1, Poly* a0, const Poly* a);
+// a = freeze(t + s2) in [0, q): a = a1 * 2^d + a0 with a0 in (-2^(d-1), 2^(d-1)].
+void poly_power2round(Poly* a1, Poly* a0, const Poly* t, const Poly* s2);
 // a in [0, q): a = a1 * 2*gamma2 + a0, a0 centred (Algorithm 36).
 void poly_decompose(Poly* a1, Poly* a0, const Poly* a, int32_t gamma2);
 // Hint bits from the low part a0 = r0 + ct0 (r0 = LowBits(w - c s2)) and w1

@@ -92,6 +92,7 @@ extern const Backend kAvx2Backend = {
     rounding8::make_hint,
     rounding8::caddq,
     packing8::hint_positions,
+    rounding8::power2round,
 };
 
 }  // namespace mldsa

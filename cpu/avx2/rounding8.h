@@ -92,5 +92,17 @@ inline void caddq(mldsa::Poly* a) {
   }
 }
 
+// Power2Round of freeze(t + s2): t1 = (a + 2^12 - 1) >> 13, t0 = a - t1 * 2^13.
+inline void power2round(mldsa::Poly* t1, mldsa::Poly* t0, const mldsa::Poly* t, const mldsa::Poly* s2) {
+  const __m256i q = _mm256_set1_epi32(mldsa::Q), half = _mm256_set1_epi32((1 << (mldsa::D - 1)) - 1);
+  for (int i = 0; i < mldsa::N; i += 8) {
+    __m256i a = reduce32(_mm256_add_epi32(load(t->c + i), load(s2->c + i)));
+    a = _mm256_add_epi32(a, _mm256_and_si256(_mm256_srai_epi32(a, 31), q));
+    const __m256i hi = _mm256_srai_epi32(_mm256_add_epi32(a, half), mldsa::D);
+    store(t1->c + i, hi);
+    store(t0->c + i, _mm256_sub_epi32(a, _mm256_slli_epi32(hi, mldsa::D)));
+  }
+}
+
 }  // namespace rounding8
 }  // namespace

@@ -123,6 +123,7 @@ extern const Backend kAvx512Backend = {
     rounding16::make_hint,
     rounding16::caddq,
     packing8::hint_positions,
+    rounding16::power2round,
 };
 
 }  // namespace mldsa

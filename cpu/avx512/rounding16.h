@@ -150,5 +150,17 @@ inline void use_hint_w1(uint8_t* w1enc, const mldsa::Poly* a, const mldsa::Poly*
   pack_w1(w1enc, w1, gamma2);
 }
 
+// Power2Round of freeze(t + s2), as rounding8::power2round.
+inline void power2round(mldsa::Poly* t1, mldsa::Poly* t0, const mldsa::Poly* t, const mldsa::Poly* s2) {
+  const __m512i q = _mm512_set1_epi32(mldsa::Q), half = _mm512_set1_epi32((1 << (mldsa::D - 1)) - 1);
+  for (int i = 0; i < mldsa::N; i += 16) {
+    __m512i a = reduce32(_mm512_add_epi32(_mm512_load_si512(t->c + i), _mm512_load_si512(s2->c + i)));
+    a = _mm512_add_epi32(a, _mm512_and_si512(_mm512_srai_epi32(a, 31), q));
+    const __m512i hi = _mm512_srai_epi32(_mm512_add_epi32(a, half), mldsa::D);
+    _mm512_store_si512(t1->c + i, hi);
+    _mm512_store_si512(t0->c + i, _mm512_sub_epi32(a, _mm512_slli_epi32(hi, mldsa::D)));
+  }
+}
+
 }  // namespace rounding16
 }  // namespace

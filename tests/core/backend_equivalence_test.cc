@@ -384,6 +384,20 @@ TEST_F(BackendEquivalence, HintPositions) {
   }
 }
 
+TEST_F(BackendEquivalence, Power2Round) {
+  for (int trial = 0; trial < 64; ++trial) {
+    Poly t, s2, t1[2], t0[2];
+    fill_poly(&t, Q, trial);       // the inverse NTT's output range
+    fill_poly(&s2, 5, trial / 2);  // |s2| <= eta <= 4
+    if (trial % 8 == 6)            // sums at the multiples of 2^13 +- 1 and near 0, q
+      for (int j = 0; j < N; ++j) t.c[j] = (uniform(-1023, 1023) << D) + uniform(-1, 1) - s2.c[j];
+    ref_.power2round(&t1[0], &t0[0], &t, &s2);
+    be_->power2round(&t1[1], &t0[1], &t, &s2);
+    ASSERT_TRUE(same_polys(&t1[0], &t1[1], 1)) << "t1, trial " << trial;
+    ASSERT_TRUE(same_polys(&t0[0], &t0[1], 1)) << "t0, trial " << trial;
+  }
+}
+
 // Whole operations: keys, signatures and verdicts from the backend under test
 // equal those from ref, byte for byte.
 TEST_F(BackendEquivalence, KeygenSignVerify) {
