@@ -45,7 +45,7 @@ struct Backend {
   void (*use_hint_w1)(uint8_t* w1enc, const Poly* a, const Poly* h, int32_t gamma2);
 
   // SimpleBitPack / BitPack (Algorithms 16-19) of one polynomial, as
-  // pack_bits / unpack_bits in packing.h: any int32 input, bits <= 20 (the
+  // pack_bits / unpack_bits in packing.h: |a_i| <= 2^30, bits <= 20 (the
   // vector backends speed up the widths FIPS 204 uses: 3, 4, 10, 13, 18, 20).
   void (*pack_bits)(uint8_t* out, const Poly* a, unsigned bits, int32_t offset, bool negate);
   void (*unpack_bits)(Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate);
@@ -54,8 +54,8 @@ struct Backend {
   // else 0 (0 < bound <= q; |c_i| < 2^31 - q).
   uint32_t (*exceeds)(const Poly* a, int32_t bound);
   // Sign's fused steps: c = reduce32(a + b) (reduce32(a) when b is null) or
-  // c = reduce32(a - b), then the check above on c. |a_i|, |b_i| < 2^30; c
-  // may alias a or b.
+  // c = reduce32(a - b), then the check above on c. |a_i| + |b_i| < 2^31 -
+  // 2^22 (reduce32's range); c may alias a or b.
   uint32_t (*add_reduce_exceeds)(Poly* c, const Poly* a, const Poly* b, int32_t bound);
   uint32_t (*sub_reduce_exceeds)(Poly* c, const Poly* a, const Poly* b, int32_t bound);
   // MakeHint (Algorithm 39, the signer's shortcut of Algorithm 7 line 26) from
