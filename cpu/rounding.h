@@ -18,7 +18,7 @@ void poly_decompose(Poly* a1, Poly* a0, const Poly* a, int32_t gamma2);
 unsigned poly_make_hint(Poly* h, const Poly* r0, const Poly* ct0, const Poly* w1, int32_t gamma2);
 // UseHint (Algorithm 40) on public data.
 void poly_use_hint(Poly* out, const Poly* a, const Poly* h, int32_t gamma2);
-// All-ones mask if some |a_i| >= bound, else 0 (a_i reduced, bound <= (q-1)/8).
+// All-ones mask if some |a_i| >= bound, else 0 (|a_i| < 2^31 - q, 0 < bound <= q).
 // Constant time; the caller declassifies the verdict.
 uint32_t poly_exceeds(const Poly* a, int32_t bound);
 // c = reduce32(a + b) (reduce32(a) if b is null) or reduce32(a - b), then
