@@ -1,11 +1,13 @@
 // packing8.h - SimpleBitPack / BitPack and their inverses (FIPS 204
 // Algorithms 16-19) on 8 x int32 lanes, for the widths the encodings use:
-// eta (3, 4 bits), t1 (10), t0 (13) and z (18, 20). Same bytes as
-// mldsa::pack_bits / mldsa::unpack_bits, which handle any other width.
+// eta (3, 4 bits), w1 (4, 6), t1 (10), t0 (13) and z (18, 20); and
+// HintBitPack's index list (Algorithm 20). Same bytes as mldsa::pack_bits /
+// mldsa::unpack_bits, which handle any other width.
 //
 // 8 coefficients of B bits are B bytes; each 128-bit lane holds 4 of them,
 // starting at bit 4*j*B of the group (lane j). Reads and writes stay inside
-// the packed polynomial: the last groups go through a small local buffer.
+// the packed polynomial: the general path sends its last groups through a
+// small local buffer; the narrow one (B <= 6) stores exact byte counts.
 // No data-dependent branch or index (the inputs are secret for s1, s2, t0).
 //
 // Anonymous namespace on purpose (built with different ISA flags per backend).
