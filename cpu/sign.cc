@@ -8,7 +8,6 @@
 #include "cpu/key_expanded.h"
 #include "cpu/mldsa.h"
 #include "cpu/packing.h"
-#include "cpu/rounding.h"
 #include "cpu/sampling.h"
 
 namespace mldsa {
