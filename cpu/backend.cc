@@ -23,6 +23,9 @@ void use_hint_w1_ref(uint8_t* w1enc, const Poly* a, const Poly* h, int32_t gamma
   poly_use_hint(&w1, a, h, gamma2);
   pack_w1(w1enc, &w1, gamma2);
 }
+void caddq_ref(Poly* a) {
+  for (int i = 0; i < N; ++i) a->c[i] = caddq(a->c[i]);
+}
 }  // namespace
 
 const Backend kRefBackend = {
@@ -37,6 +40,15 @@ const Backend kRefBackend = {
     expand_mask_ref,
     decompose_w1_ref,
     use_hint_w1_ref,
+    pack_bits,
+    unpack_bits,
+    poly_exceeds,
+    poly_add_reduce_exceeds,
+    poly_sub_reduce_exceeds,
+    poly_make_hint,
+    caddq_ref,
+    hint_positions,
+    poly_power2round,
 };
 
 namespace {

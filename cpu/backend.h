@@ -43,6 +43,34 @@ struct Backend {
   // h in {0, 1} -> w1Encode(UseHint(h, a)) into w1enc (as poly_use_hint +
   // pack_w1). Public data.
   void (*use_hint_w1)(uint8_t* w1enc, const Poly* a, const Poly* h, int32_t gamma2);
+
+  // SimpleBitPack / BitPack (Algorithms 16-19) of one polynomial, as
+  // pack_bits / unpack_bits in packing.h: |a_i| <= 2^30, bits <= 20 (the
+  // vector backends speed up the widths FIPS 204 uses: 3, 4, 10, 13, 18, 20).
+  void (*pack_bits)(uint8_t* out, const Poly* a, unsigned bits, int32_t offset, bool negate);
+  void (*unpack_bits)(Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate);
+
+  // The infinity-norm checks, constant time: all-ones if some |c_i| >= bound,
+  // else 0 (0 < bound <= q; |c_i| < 2^31 - q).
+  uint32_t (*exceeds)(const Poly* a, int32_t bound);
+  // Sign's fused steps: c = reduce32(a + b) (reduce32(a) when b is null) or
+  // c = reduce32(a - b), then the check above on c. |a_i| + |b_i| < 2^31 -
+  // 2^22 (reduce32's range); c may alias a or b.
+  uint32_t (*add_reduce_exceeds)(Poly* c, const Poly* a, const Poly* b, int32_t bound);
+  uint32_t (*sub_reduce_exceeds)(Poly* c, const Poly* a, const Poly* b, int32_t bound);
+  // MakeHint (Algorithm 39, the signer's shortcut of Algorithm 7 line 26) from
+  // the low part r0 + ct0 and w1: hint bits in {0, 1} into h, returns their
+  // number. Constant time. |r0_i + ct0_i| < 2^31.
+  unsigned (*make_hint)(Poly* h, const Poly* r0, const Poly* ct0, const Poly* w1, int32_t gamma2);
+  // a_i += q where a_i < 0 (invNTT output -> [0, q)).
+  void (*caddq)(Poly* a);
+  // HintBitPack's positions (Algorithm 20 line 5): the indices j with
+  // h_j != 0, ascending, into pos (room for N + 16 bytes); returns their
+  // number. h is public (the accepted signature's hint).
+  unsigned (*hint_positions)(uint8_t* pos, const Poly* h);
+  // KeyGen's t = NTT^-1(A^ s1^) + s2, then Power2Round (Algorithm 6 lines
+  // 5-6): t in (-q, q) from the inverse NTT, |s2_i| <= 4.
+  void (*power2round)(Poly* t1, Poly* t0, const Poly* t, const Poly* s2);
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

@@ -20,8 +20,7 @@ void compute_t1_t0(const Params& p, const Poly* A, const Poly* s1_hat, const Pol
   for (unsigned i = 0; i < p.k; ++i) {
     be.pointwise_acc(&t, &A[i * p.l], s1_hat, p.l);
     be.invntt_tomont(&t);
-    for (int j = 0; j < N; ++j) t.c[j] = freeze(t.c[j] + s2[i].c[j]);
-    poly_power2round(&t1[i], &t0[i], &t);
+    be.power2round(&t1[i], &t0[i], &t, &s2[i]);
   }
   secure_zero(&t, sizeof t);
 }

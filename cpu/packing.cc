@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "cpu/backend.h"
 #include "cpu/ct.h"
 
 namespace mldsa {
@@ -57,6 +58,13 @@ void unpack_z(Poly* z, const uint8_t* in, unsigned gamma1_bits) {
   unpack_bits(z, in, gamma1_bits + 1, int32_t{1} << gamma1_bits, true);
 }
 
+unsigned hint_positions(uint8_t* pos, const Poly* h) {
+  unsigned n = 0;
+  for (int j = 0; j < N; ++j)
+    if (h->c[j] != 0) pos[n++] = static_cast<uint8_t>(j);
+  return n;
+}
+
 void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2) {
   pack_bits(out, w1, gamma2 == (Q - 1) / 88 ? 6 : 4, 0, false);
 }
@@ -67,12 +75,14 @@ unsigned eta_bits(unsigned eta) { return eta == 2 ? 3 : 4; }
 
 void pk_encode(uint8_t* pk, const Params& p, const uint8_t rho[32], const Poly* t1) {
   std::memcpy(pk, rho, 32);
-  for (unsigned i = 0; i < p.k; ++i) pack_bits(pk + 32 + i * T1_BYTES, &t1[i], 10, 0, false);
+  const Backend& be = backend();
+  for (unsigned i = 0; i < p.k; ++i) be.pack_bits(pk + 32 + i * T1_BYTES, &t1[i], 10, 0, false);
 }
 
 void pk_decode(const Params& p, const uint8_t* pk, uint8_t rho[32], Poly* t1) {
   std::memcpy(rho, pk, 32);
-  for (unsigned i = 0; i < p.k; ++i) unpack_bits(&t1[i], pk + 32 + i * T1_BYTES, 10, 0, false);
+  const Backend& be = backend();
+  for (unsigned i = 0; i < p.k; ++i) be.unpack_bits(&t1[i], pk + 32 + i * T1_BYTES, 10, 0, false);
 }
 
 void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_t K[32], const uint8_t tr[64],
@@ -82,9 +92,10 @@ void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_
   std::memcpy(sk + 64, tr, 64);
   uint8_t* q = sk + 128;
   const size_t eb = eta_bytes(p.eta);
-  for (unsigned i = 0; i < p.l; ++i, q += eb) pack_bits(q, &s1[i], eta_bits(p.eta), p.eta, true);
-  for (unsigned i = 0; i < p.k; ++i, q += eb) pack_bits(q, &s2[i], eta_bits(p.eta), p.eta, true);
-  for (unsigned i = 0; i < p.k; ++i, q += T0_BYTES) pack_bits(q, &t0[i], 13, 1 << (D - 1), true);
+  const Backend& be = backend();
+  for (unsigned i = 0; i < p.l; ++i, q += eb) be.pack_bits(q, &s1[i], eta_bits(p.eta), p.eta, true);
+  for (unsigned i = 0; i < p.k; ++i, q += eb) be.pack_bits(q, &s2[i], eta_bits(p.eta), p.eta, true);
+  for (unsigned i = 0; i < p.k; ++i, q += T0_BYTES) be.pack_bits(q, &t0[i], 13, 1 << (D - 1), true);
 }
 
 Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[32], uint8_t tr[64], Poly* s1,
@@ -94,26 +105,21 @@ Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[
   std::memcpy(tr, sk + 64, 64);
   const uint8_t* q = sk + 128;
   const size_t eb = eta_bytes(p.eta);
-  // An eta-packed field holds eta - s in 3 or 4 bits; values above 2*eta
-  // are out of range. Collect the verdict without branching on secrets.
-  auto out_of_range = [&](const Poly& s) {
-    uint32_t bad = 0;
-    for (int j = 0; j < N; ++j) {
-      const int32_t packed = static_cast<int32_t>(p.eta) - s.c[j];  // in [0, 2^bits)
-      bad |= static_cast<uint32_t>(2 * static_cast<int32_t>(p.eta) - packed) >> 31;
-    }
-    return bad;
-  };
+  const Backend& be = backend();
+  // An eta-packed field holds eta - s in 3 or 4 bits, so s <= eta always;
+  // packed values above 2*eta (s < -eta) are out of range, which is exactly
+  // |s| >= eta + 1. The verdict is collected without branching on secrets.
+  const int32_t bound = static_cast<int32_t>(p.eta) + 1;
   uint32_t bad1 = 0, bad2 = 0;
   for (unsigned i = 0; i < p.l; ++i, q += eb) {
-    unpack_bits(&s1[i], q, eta_bits(p.eta), p.eta, true);
-    bad1 |= out_of_range(s1[i]);
+    be.unpack_bits(&s1[i], q, eta_bits(p.eta), p.eta, true);
+    bad1 |= be.exceeds(&s1[i], bound);
   }
   for (unsigned i = 0; i < p.k; ++i, q += eb) {
-    unpack_bits(&s2[i], q, eta_bits(p.eta), p.eta, true);
-    bad2 |= out_of_range(s2[i]);
+    be.unpack_bits(&s2[i], q, eta_bits(p.eta), p.eta, true);
+    bad2 |= be.exceeds(&s2[i], bound);
   }
-  for (unsigned i = 0; i < p.k; ++i, q += T0_BYTES) unpack_bits(&t0[i], q, 13, 1 << (D - 1), true);
+  for (unsigned i = 0; i < p.k; ++i, q += T0_BYTES) be.unpack_bits(&t0[i], q, 13, 1 << (D - 1), true);
   if (declassify(bad1)) return Status::sk_s1_out_of_range;
   if (declassify(bad2)) return Status::sk_s2_out_of_range;
   return Status::ok;
@@ -124,13 +130,17 @@ void sig_encode(uint8_t* sig, const Params& p, const uint8_t* ctilde, const Poly
   std::memcpy(sig, ctilde, ct_len);
   uint8_t* q = sig + ct_len;
   const size_t zb = z_bytes(p.gamma1_bits);
-  for (unsigned i = 0; i < p.l; ++i, q += zb) pack_bits(q, &z[i], p.gamma1_bits + 1, p.gamma1, true);
+  const Backend& be = backend();
+  for (unsigned i = 0; i < p.l; ++i, q += zb) be.pack_bits(q, &z[i], p.gamma1_bits + 1, p.gamma1, true);
   // HintBitPack (Algorithm 20): positions of the ones, then running counts.
+  // The signer guarantees at most omega ones.
   std::memset(q, 0, p.omega + p.k);
   unsigned idx = 0;
+  uint8_t pos[N + 16];
   for (unsigned i = 0; i < p.k; ++i) {
-    for (int j = 0; j < N; ++j)
-      if (h[i].c[j] != 0) q[idx++] = static_cast<uint8_t>(j);
+    const unsigned n = be.hint_positions(pos, &h[i]);
+    std::memcpy(q + idx, pos, n);
+    idx += n;
     q[p.omega + i] = static_cast<uint8_t>(idx);
   }
 }
@@ -140,7 +150,8 @@ Status sig_decode(const Params& p, const uint8_t* sig, const uint8_t** ctilde, P
   *ctilde = sig;
   const uint8_t* q = sig + ct_len;
   const size_t zb = z_bytes(p.gamma1_bits);
-  for (unsigned i = 0; i < p.l; ++i, q += zb) unpack_z(&z[i], q, p.gamma1_bits);
+  const Backend& be = backend();
+  for (unsigned i = 0; i < p.l; ++i, q += zb) be.unpack_bits(&z[i], q, p.gamma1_bits + 1, p.gamma1, true);
   // HintBitUnpack (Algorithm 21) with its malformed-input checks.
   unsigned idx = 0;
   for (unsigned i = 0; i < p.k; ++i) {

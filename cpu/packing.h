@@ -21,6 +21,8 @@ inline size_t w1_bytes(int32_t gamma2) { return gamma2 == (Q - 1) / 88 ? 192 : 1
 inline constexpr size_t T1_BYTES = 320, T0_BYTES = 416;
 
 void unpack_z(Poly* z, const uint8_t* in, unsigned gamma1_bits);
+// The indices j with h_j != 0, ascending, into pos; returns their number.
+unsigned hint_positions(uint8_t* pos, const Poly* h);
 void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2);
 
 // The encodings. Vectors are arrays of k or l polynomials.

@@ -23,9 +23,9 @@ inline int32_t decompose(int32_t* a0, int32_t a, int32_t gamma2) {
 
 }  // namespace
 
-void poly_power2round(Poly* a1, Poly* a0, const Poly* a) {
+void poly_power2round(Poly* a1, Poly* a0, const Poly* t, const Poly* s2) {
   for (int i = 0; i < N; ++i) {
-    const int32_t v = a->c[i];
+    const int32_t v = freeze(t->c[i] + s2->c[i]);
     const int32_t hi = (v + (1 << (D - 1)) - 1) >> D;
     a1->c[i] = hi;
     a0->c[i] = v - (hi << D);
@@ -36,16 +36,16 @@ void poly_decompose(Poly* a1, Poly* a0, const Poly* a, int32_t gamma2) {
   for (int i = 0; i < N; ++i) a1->c[i] = decompose(&a0->c[i], a->c[i], gamma2);
 }
 
-unsigned poly_make_hint(Poly* h, const Poly* a0, const Poly* a1, int32_t gamma2) {
+unsigned poly_make_hint(Poly* h, const Poly* r0, const Poly* ct0, const Poly* w1, int32_t gamma2) {
   unsigned count = 0;
   for (int i = 0; i < N; ++i) {
-    const int32_t lo = a0->c[i];
+    const int32_t lo = r0->c[i] + ct0->c[i];
     // Hint is 1 iff lo > gamma2, lo < -gamma2, or lo == -gamma2 with a1 != 0.
     const uint32_t above = static_cast<uint32_t>(gamma2 - lo) >> 31;
     const uint32_t below = static_cast<uint32_t>(lo + gamma2) >> 31;
     const int32_t d = lo + gamma2;
     const uint32_t at_edge = static_cast<uint32_t>(((d | -d) >> 31) + 1) & 1u;  // d == 0
-    const uint32_t a1_nonzero = static_cast<uint32_t>(a1->c[i] | -a1->c[i]) >> 31;
+    const uint32_t a1_nonzero = static_cast<uint32_t>(w1->c[i] | -w1->c[i]) >> 31;
     const uint32_t bit = above | below | (at_edge & a1_nonzero);
     h->c[i] = static_cast<int32_t>(bit);
     count += bit;
@@ -75,6 +75,16 @@ uint32_t poly_exceeds(const Poly* a, int32_t bound) {
     any |= static_cast<uint32_t>(bound - 1 - v) >> 31;   // 1 if |v| >= bound
   }
   return 0u - any;
+}
+
+uint32_t poly_add_reduce_exceeds(Poly* c, const Poly* a, const Poly* b, int32_t bound) {
+  for (int i = 0; i < N; ++i) c->c[i] = reduce32(b ? a->c[i] + b->c[i] : a->c[i]);
+  return poly_exceeds(c, bound);
+}
+
+uint32_t poly_sub_reduce_exceeds(Poly* c, const Poly* a, const Poly* b, int32_t bound) {
+  for (int i = 0; i < N; ++i) c->c[i] = reduce32(a->c[i] - b->c[i]);
+  return poly_exceeds(c, bound);
 }
 
 }  // namespace mldsa

@@ -9,7 +9,6 @@
 #include "cpu/key_expanded.h"
 #include "cpu/mldsa.h"
 #include "cpu/packing.h"
-#include "cpu/rounding.h"
 #include "cpu/sampling.h"
 
 namespace mldsa {
@@ -66,7 +65,7 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     for (unsigned i = 0; i < p.k; ++i) {
       be.pointwise_acc(&s.tmp, &A[i * p.l], y_hat, p.l);
       be.invntt_tomont(&s.tmp);
-      for (int j = 0; j < N; ++j) s.tmp.c[j] = caddq(s.tmp.c[j]);
+      be.caddq(&s.tmp);
       be.decompose_w1(&s.w1[i], &s.w0[i], w1enc + i * w1b, &s.tmp, p.gamma2);  // lines 13, 15
     }
     // c~ = H(mu || w1Encode(w1))  (line 15). The challenge is public: it is
@@ -89,8 +88,7 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     for (unsigned j = 0; j < p.l; ++j) {
       be.pointwise_acc(&s.tmp, &c_hat, &x.s1_hat[j], 1);
       be.invntt_tomont(&s.tmp);
-      for (int t = 0; t < N; ++t) s.z[j].c[t] = reduce32(s.y[j].c[t] + s.tmp.c[t]);
-      reject |= poly_exceeds(&s.z[j], p.gamma1 - static_cast<int32_t>(p.beta));
+      reject |= be.add_reduce_exceeds(&s.z[j], &s.y[j], &s.tmp, p.gamma1 - static_cast<int32_t>(p.beta));
     }
     if (declassify(reject)) continue;
 
@@ -98,8 +96,7 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     for (unsigned i = 0; i < p.k; ++i) {
       be.pointwise_acc(&s.tmp, &c_hat, &x.s2_hat[i], 1);
       be.invntt_tomont(&s.tmp);
-      for (int t = 0; t < N; ++t) s.w0[i].c[t] = reduce32(s.w0[i].c[t] - s.tmp.c[t]);
-      reject |= poly_exceeds(&s.w0[i], p.gamma2 - static_cast<int32_t>(p.beta));
+      reject |= be.sub_reduce_exceeds(&s.w0[i], &s.w0[i], &s.tmp, p.gamma2 - static_cast<int32_t>(p.beta));
     }
     if (declassify(reject)) continue;
 
@@ -108,10 +105,8 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     for (unsigned i = 0; i < p.k; ++i) {
       be.pointwise_acc(&s.tmp, &c_hat, &x.t0_hat[i], 1);
       be.invntt_tomont(&s.tmp);
-      for (int t = 0; t < N; ++t) s.tmp.c[t] = reduce32(s.tmp.c[t]);
-      reject |= poly_exceeds(&s.tmp, p.gamma2);
-      for (int t = 0; t < N; ++t) s.w0[i].c[t] += s.tmp.c[t];
-      ones += poly_make_hint(&s.h[i], &s.w0[i], &s.w1[i], p.gamma2);
+      reject |= be.add_reduce_exceeds(&s.tmp, &s.tmp, nullptr, p.gamma2);
+      ones += be.make_hint(&s.h[i], &s.w0[i], &s.tmp, &s.w1[i], p.gamma2);
     }
     if (declassify(reject) || declassify(ones > p.omega)) continue;
 

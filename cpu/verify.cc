@@ -7,7 +7,6 @@
 #include "cpu/key_expanded.h"
 #include "cpu/mldsa.h"
 #include "cpu/packing.h"
-#include "cpu/rounding.h"
 #include "cpu/sampling.h"
 
 namespace mldsa {
@@ -29,7 +28,7 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   if (Status st = sig_decode(p, sig.data(), &ctilde, z, h); st != Status::ok) return st;
   // ||z|| < gamma1 - beta  (line 13)
   uint32_t too_big = 0;
-  for (unsigned j = 0; j < p.l; ++j) too_big |= poly_exceeds(&z[j], p.gamma1 - static_cast<int32_t>(p.beta));
+  for (unsigned j = 0; j < p.l; ++j) too_big |= be.exceeds(&z[j], p.gamma1 - static_cast<int32_t>(p.beta));
   if (too_big) return Status::verify_failed;
 
   const size_t ct_len = p.lambda / 4;
@@ -43,9 +42,9 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   for (unsigned i = 0; i < p.k; ++i) {
     be.pointwise_acc(&w, &px.A[i * p.l], z, p.l);
     be.pointwise_acc(&ct1, &c_hat, &px.t1_hat[i], 1);
-    for (int t = 0; t < N; ++t) w.c[t] = reduce32(w.c[t] - ct1.c[t]);
+    be.sub_reduce_exceeds(&w, &w, &ct1, Q);  // only the difference is wanted
     be.invntt_tomont(&w);
-    for (int t = 0; t < N; ++t) w.c[t] = caddq(w.c[t]);
+    be.caddq(&w);
     be.use_hint_w1(w1enc + i * w1b, &w, &h[i], p.gamma2);
   }
   // c~' = H(mu || w1Encode(w1'))  (line 12)

@@ -6,8 +6,10 @@
 #include <immintrin.h>
 
 #include "cpu/avx2/keccak_lanes.h"
+#include "cpu/avx2/packing8.h"
 #include "cpu/avx2/ntt8.h"
 #include "cpu/avx2/poly8.h"
+#include "cpu/avx2/rounding8.h"
 #include "cpu/avx2/sampling_lanes.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
@@ -82,6 +84,15 @@ extern const Backend kAvx2Backend = {
     expand_mask_avx2,
     poly8::decompose_w1,
     poly8::use_hint_w1,
+    packing8::pack_bits,
+    packing8::unpack_bits,
+    rounding8::exceeds,
+    rounding8::add_reduce_exceeds,
+    rounding8::sub_reduce_exceeds,
+    rounding8::make_hint,
+    rounding8::caddq,
+    packing8::hint_positions,
+    rounding8::power2round,
 };
 
 }  // namespace mldsa

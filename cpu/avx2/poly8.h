@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu/avx2/packing8.h"
 #include "cpu/ct.h"
 #include "cpu/poly.h"
 #include "cpu/sampling.h"
@@ -96,25 +97,11 @@ inline unsigned rej_bounded(int32_t* a, unsigned ctr, const uint8_t* buf, size_t
 }
 
 // ExpandMask's unpacking: z_i = 2^g - (bits of width g+1), as mldsa::unpack_z.
-// 8 coefficients take 18 bytes (g = 17) or 20 bytes (g = 19); each lane reads
-// a 3-byte window and shifts it. Reads up to 14 bytes past the packed data.
 inline void unpack_z(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) {
-  const bool g17 = gamma1_bits == 17;
-  const unsigned step = g17 ? 18 : 20;
-  const __m256i shuf = g17 ? _mm256_setr_epi8(0, 1, 2, -1, 2, 3, 4, -1, 4, 5, 6, -1, 6, 7, 8, -1, 0, 1, 2, -1, 2, 3, 4,
-                                               -1, 4, 5, 6, -1, 6, 7, 8, -1)
-                           : _mm256_setr_epi8(0, 1, 2, -1, 2, 3, 4, -1, 5, 6, 7, -1, 7, 8, 9, -1, 0, 1, 2, -1, 2, 3, 4,
-                                               -1, 5, 6, 7, -1, 7, 8, 9, -1);
-  const __m256i shift = g17 ? _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6) : _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4);
-  const __m256i mask = _mm256_set1_epi32((1 << (gamma1_bits + 1)) - 1);
-  const __m256i gamma1 = _mm256_set1_epi32(1 << gamma1_bits);
-  for (int i = 0; i < mldsa::N; i += 8, in += step) {
-    const __m256i raw = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))),
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + step / 2)), 1);
-    const __m256i v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(raw, shuf), shift), mask);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(z->c + i), _mm256_sub_epi32(gamma1, v));
-  }
+  if (gamma1_bits == 17)
+    packing8::unpack<18>(z, in, 1 << 17, true);
+  else
+    packing8::unpack<20>(z, in, 1 << 19, true);
 }
 
 // Decompose (Algorithm 36) on 8 lanes of a in [0, q), the arithmetic of
@@ -136,18 +123,12 @@ inline __m256i decompose(__m256i* lo_out, __m256i v, int32_t gamma2) {
   return hi;
 }
 
-// w1Encode: 4 bits (two coefficients a byte) or 6 bits (four in three bytes).
+// w1Encode: SimpleBitPack of w1 in 4 or 6 bits (packing8.h).
 inline void pack_w1(uint8_t* out, const int32_t* w, int32_t gamma2) {
-  if (gamma2 == (mldsa::Q - 1) / 32) {
-    for (int i = 0; i < mldsa::N / 2; ++i) out[i] = static_cast<uint8_t>(w[2 * i] | (w[2 * i + 1] << 4));
-  } else {
-    for (int i = 0; i < mldsa::N / 4; ++i) {
-      const uint32_t t = static_cast<uint32_t>(w[4 * i] | (w[4 * i + 1] << 6) | (w[4 * i + 2] << 12) | (w[4 * i + 3] << 18));
-      out[3 * i] = static_cast<uint8_t>(t);
-      out[3 * i + 1] = static_cast<uint8_t>(t >> 8);
-      out[3 * i + 2] = static_cast<uint8_t>(t >> 16);
-    }
-  }
+  if (gamma2 == (mldsa::Q - 1) / 32)
+    packing8::pack<4>(out, w, 0, false);
+  else
+    packing8::pack<6>(out, w, 0, false);
 }
 
 // Sign's rows: Decompose, then w1Encode. Constant time: w is secret.

@@ -14,6 +14,8 @@
 #include "cpu/avx2/poly8.h"
 #include "cpu/avx2/sampling_lanes.h"
 #include "cpu/avx512/ntt16.h"
+#include "cpu/avx512/packing16.h"
+#include "cpu/avx512/rounding16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/packing.h"
@@ -94,9 +96,9 @@ void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned e
 }
 void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   if (l <= 4)
-    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);
+    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, packing16::unpack_z);
   else
-    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);
+    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, packing16::unpack_z);
 }
 
 }  // namespace
@@ -111,8 +113,17 @@ extern const Backend kAvx512Backend = {
     expand_a_avx512,
     expand_s_avx512,
     expand_mask_avx512,
-    poly8::decompose_w1,
-    poly8::use_hint_w1,
+    rounding16::decompose_w1,
+    rounding16::use_hint_w1,
+    packing16::pack_bits,
+    packing16::unpack_bits,
+    rounding16::exceeds,
+    rounding16::add_reduce_exceeds,
+    rounding16::sub_reduce_exceeds,
+    rounding16::make_hint,
+    rounding16::caddq,
+    packing8::hint_positions,
+    rounding16::power2round,
 };
 
 }  // namespace mldsa

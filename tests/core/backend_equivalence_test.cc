@@ -211,6 +211,193 @@ TEST_F(BackendEquivalence, UseHintW1) {
   }
 }
 
+// The bit-packing formats of every parameter set: (bits, offset, negate) as
+// pkEncode / skEncode / sigEncode use them, and w1Encode's widths (4, 6 bits),
+// which the vector backends leave to the portable code.
+struct PackFormat {
+  unsigned bits;
+  int32_t offset;
+  bool negate;
+};
+std::vector<PackFormat> pack_formats() {
+  std::vector<PackFormat> f = {{10, 0, false}, {13, 1 << (D - 1), true}, {4, 0, false}, {6, 0, false}};
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    f.push_back({p.eta == 2 ? 3u : 4u, static_cast<int32_t>(p.eta), true});
+    f.push_back({p.gamma1_bits + 1, p.gamma1, true});
+  }
+  return f;
+}
+
+TEST_F(BackendEquivalence, PackBits) {
+  for (const PackFormat& f : pack_formats()) {
+    const size_t len = 32 * f.bits;
+    const int32_t top = (1 << f.bits) - 1;
+    for (int trial = 0; trial < 40; ++trial) {
+      Poly a;
+      for (int j = 0; j < N; ++j) {
+        // The packed value v in [0, 2^bits): random, all 0, all max, alternating;
+        // every 5th trial anything up to 2^30 in size (the packers keep the low bits).
+        const int32_t v = trial % 8 == 1 ? 0 : trial % 8 == 3 ? top : trial % 8 == 5 ? ((j & 1) ? top : 0)
+                                                                                    : uniform(0, top);
+        a.c[j] = f.negate ? f.offset - v : v - f.offset;
+        if (trial % 5 == 4) a.c[j] = uniform(-(1 << 30), 1 << 30);
+      }
+      // Guard bytes on both sides: nothing outside the 32*bits bytes changes.
+      std::vector<uint8_t> out[2];
+      for (auto& o : out) o.assign(len + 64, 0xA5);
+      ref_.pack_bits(out[0].data() + 32, &a, f.bits, f.offset, f.negate);
+      be_->pack_bits(out[1].data() + 32, &a, f.bits, f.offset, f.negate);
+      ASSERT_EQ(out[0], out[1]) << "bits " << f.bits << " offset " << f.offset << " trial " << trial;
+      for (size_t i = 0; i < 32; ++i) ASSERT_EQ(0xA5, out[1][i]);
+      for (size_t i = len + 32; i < len + 64; ++i) ASSERT_EQ(0xA5, out[1][i]) << "bits " << f.bits;
+    }
+  }
+}
+
+TEST_F(BackendEquivalence, UnpackBits) {
+  for (const PackFormat& f : pack_formats()) {
+    const size_t len = 32 * f.bits;
+    for (int trial = 0; trial < 40; ++trial) {
+      // Exactly the packed bytes on the heap, so a sanitizer build sees any
+      // read past them.
+      std::vector<uint8_t> in(len);
+      fill_bytes(in.data(), len);
+      if (trial == 1) std::fill(in.begin(), in.end(), 0x00);
+      if (trial == 2) std::fill(in.begin(), in.end(), 0xFF);
+      if (trial == 3)
+        for (size_t i = 0; i < len; ++i) in[i] = i & 1 ? 0xAA : 0x55;
+      Poly a, b;
+      ref_.unpack_bits(&a, in.data(), f.bits, f.offset, f.negate);
+      be_->unpack_bits(&b, in.data(), f.bits, f.offset, f.negate);
+      ASSERT_TRUE(same_polys(&a, &b, 1)) << "bits " << f.bits << " offset " << f.offset << " trial " << trial;
+    }
+  }
+}
+
+// The bounds the checks use: gamma1 - beta, gamma2 - beta, gamma2, eta + 1 and q.
+std::vector<int32_t> norm_bounds() {
+  std::vector<int32_t> b = {Q};
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    for (int32_t v : {p.gamma1 - static_cast<int32_t>(p.beta), p.gamma2 - static_cast<int32_t>(p.beta), p.gamma2,
+                      static_cast<int32_t>(p.eta) + 1})
+      b.push_back(v);
+  }
+  return b;
+}
+
+TEST_F(BackendEquivalence, Exceeds) {
+  for (int32_t bound : norm_bounds()) {
+    for (int trial = 0; trial < 64; ++trial) {
+      Poly a;
+      fill_poly(&a, bound, trial);  // all |a_i| < bound ...
+      // ... except, in most trials, one coefficient at +-bound or beyond, or
+      // +-(bound - 1) at the edge of passing.
+      const int pos = uniform(0, N - 1);
+      const int32_t over[] = {bound, -bound, bound - 1, -(bound - 1), bound + 1, -Q + 1, 6283008, -6283008};
+      if (trial % 4 != 0) a.c[pos] = over[trial % 8];
+      ASSERT_EQ(ref_.exceeds(&a, bound), be_->exceeds(&a, bound)) << "bound " << bound << " trial " << trial;
+    }
+  }
+}
+
+TEST_F(BackendEquivalence, ReduceExceeds) {
+  const int32_t big = (1 << 30) - (1 << 22) - 1;  // |a + b| stays in reduce32's range
+  for (int32_t bound : norm_bounds()) {
+    for (int trial = 0; trial < 48; ++trial) {
+      Poly a, b;
+      // Mostly small sums that pass or fail the check near the bound; every
+      // 4th input with |a_i|, |b_i| up to 2^30 - 2^22.
+      fill_poly(&a, trial % 4 == 3 ? big + 1 : bound, trial);
+      fill_poly(&b, trial % 4 == 3 ? big + 1 : Q, trial / 2);
+      if (trial % 3 == 0)
+        for (int j = 0; j < N; ++j) b.c[j] = uniform(-2, 2) * Q + uniform(-3, 3);  // sums next to multiples of q
+      for (int op = 0; op < 3; ++op) {
+        Poly c[2];
+        uint32_t v[2];
+        for (int side = 0; side < 2; ++side) {
+          const Backend& be = side == 0 ? ref_ : *be_;
+          if (op == 0) v[side] = be.add_reduce_exceeds(&c[side], &a, &b, bound);
+          if (op == 1) v[side] = be.sub_reduce_exceeds(&c[side], &a, &b, bound);
+          if (op == 2) {  // b null, in place
+            c[side] = b;
+            v[side] = be.add_reduce_exceeds(&c[side], &c[side], nullptr, bound);
+          }
+        }
+        ASSERT_TRUE(same_polys(&c[0], &c[1], 1)) << "op " << op << " bound " << bound << " trial " << trial;
+        ASSERT_EQ(v[0], v[1]) << "op " << op << " bound " << bound << " trial " << trial;
+      }
+      // In place as sign uses it (c aliases a).
+      Poly c[2] = {a, a};
+      const uint32_t v0 = ref_.sub_reduce_exceeds(&c[0], &c[0], &b, bound);
+      const uint32_t v1 = be_->sub_reduce_exceeds(&c[1], &c[1], &b, bound);
+      ASSERT_TRUE(same_polys(&c[0], &c[1], 1)) << "in place, bound " << bound;
+      ASSERT_EQ(v0, v1);
+    }
+  }
+}
+
+TEST_F(BackendEquivalence, MakeHint) {
+  for (int32_t gamma2 : {(Q - 1) / 88, (Q - 1) / 32}) {
+    for (int trial = 0; trial < 64; ++trial) {
+      Poly r0, ct0, w1, h[2];
+      for (int j = 0; j < N; ++j) {
+        // r0 + ct0 at and next to +-gamma2, or anywhere in a wide range.
+        const int32_t sum = trial % 2 ? uniform(-2 * gamma2, 2 * gamma2)
+                                      : (j & 1 ? gamma2 : -gamma2) + uniform(-2, 2);
+        ct0.c[j] = uniform(-gamma2, gamma2);
+        r0.c[j] = sum - ct0.c[j];
+        w1.c[j] = trial % 4 == 2 ? 0 : uniform(0, gamma2 == (Q - 1) / 88 ? 43 : 15);
+      }
+      const unsigned n0 = ref_.make_hint(&h[0], &r0, &ct0, &w1, gamma2);
+      const unsigned n1 = be_->make_hint(&h[1], &r0, &ct0, &w1, gamma2);
+      ASSERT_TRUE(same_polys(&h[0], &h[1], 1)) << "gamma2 " << gamma2 << " trial " << trial;
+      ASSERT_EQ(n0, n1) << "gamma2 " << gamma2 << " trial " << trial;
+    }
+  }
+}
+
+TEST_F(BackendEquivalence, Caddq) {
+  for (int trial = 0; trial < 64; ++trial) {
+    Poly a[2];
+    fill_poly(&a[0], Q, trial);  // (-q, q), the inverse NTT's output range
+    a[1] = a[0];
+    ref_.caddq(&a[0]);
+    be_->caddq(&a[1]);
+    ASSERT_TRUE(same_polys(&a[0], &a[1], 1)) << "trial " << trial;
+  }
+}
+
+TEST_F(BackendEquivalence, HintPositions) {
+  for (int trial = 0; trial < 64; ++trial) {
+    Poly h;
+    // Sparse, dense, empty and full hints; any non-zero value counts.
+    for (int j = 0; j < N; ++j)
+      h.c[j] = trial == 0 ? 0 : trial == 1 ? 1 : trial % 4 == 2 ? uniform(0, 1) : (uniform(0, 15) == 0 ? uniform(1, 3) : 0);
+    uint8_t pos[2][N + 16];
+    std::memset(pos, 0, sizeof pos);
+    const unsigned n0 = ref_.hint_positions(pos[0], &h);
+    const unsigned n1 = be_->hint_positions(pos[1], &h);
+    ASSERT_EQ(n0, n1) << "trial " << trial;
+    ASSERT_EQ(0, std::memcmp(pos[0], pos[1], n0)) << "trial " << trial;
+  }
+}
+
+TEST_F(BackendEquivalence, Power2Round) {
+  for (int trial = 0; trial < 64; ++trial) {
+    Poly t, s2, t1[2], t0[2];
+    fill_poly(&t, Q, trial);       // the inverse NTT's output range
+    fill_poly(&s2, 5, trial / 2);  // |s2| <= eta <= 4
+    if (trial % 8 == 6)            // sums at the multiples of 2^13 +- 1 and near 0, q
+      for (int j = 0; j < N; ++j) t.c[j] = (uniform(-1023, 1023) << D) + uniform(-1, 1) - s2.c[j];
+    ref_.power2round(&t1[0], &t0[0], &t, &s2);
+    be_->power2round(&t1[1], &t0[1], &t, &s2);
+    ASSERT_TRUE(same_polys(&t1[0], &t1[1], 1)) << "t1, trial " << trial;
+    ASSERT_TRUE(same_polys(&t0[0], &t0[1], 1)) << "t0, trial " << trial;
+  }
+}
+
 // Whole operations: keys, signatures and verdicts from the backend under test
 // equal those from ref, byte for byte.
 TEST_F(BackendEquivalence, KeygenSignVerify) {
