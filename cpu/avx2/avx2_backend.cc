@@ -77,6 +77,8 @@ extern const Backend kAvx2Backend = {
     ntt_avx2,
     invntt_tomont_avx2,
     pointwise_acc_avx2,
+    small_ntt_ref,
+    small_mul_ref,
     expand_a_avx2,
     expand_s_avx2,
     expand_mask_avx2,

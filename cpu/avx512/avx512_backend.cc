@@ -108,6 +108,8 @@ extern const Backend kAvx512Backend = {
     ntt_avx512,
     invntt_tomont_avx512,
     pointwise_acc_avx512,
+    small_ntt_ref,
+    small_mul_ref,
     expand_a_avx512,
     expand_s_avx512,
     expand_mask_avx512,
