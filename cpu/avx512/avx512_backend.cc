@@ -13,6 +13,7 @@
 #include "cpu/avx2/keccak_lanes.h"
 #include "cpu/avx2/poly8.h"
 #include "cpu/avx2/sampling_lanes.h"
+#include "cpu/avx2/small_ntt16.h"
 #include "cpu/avx512/ntt16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
@@ -108,8 +109,8 @@ extern const Backend kAvx512Backend = {
     ntt_avx512,
     invntt_tomont_avx512,
     pointwise_acc_avx512,
-    small_ntt_ref,
-    small_mul_ref,
+    small_ntt16::ntt,
+    small_ntt16::mul,
     expand_a_avx512,
     expand_s_avx512,
     expand_mask_avx512,
