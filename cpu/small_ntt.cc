@@ -1,6 +1,6 @@
 // small_ntt.cc - the NTT over q' = 7681 for small products, portable: plain
-// residues, reduced after every operation (the vector versions reduce lazily
-// in 16-bit lanes and meet the same contract at the ends).
+// residues in 32-bit integers, reduced lazily (the vector versions reduce
+// differently, in 16-bit lanes, and meet the same contract at the ends).
 #include "cpu/small_ntt.h"
 
 namespace mldsa {
@@ -21,6 +21,9 @@ static_assert(kInvN * N % QS == 1);
 
 }  // namespace
 
+// Lazy: only products are reduced (to (-q', q')), so a layer adds less than
+// q' and eight layers from |a_i| <= (q'-1)/2 stay below 2^16; products below
+// 2^12 * 2^16.
 void small_ntt_ref(SmallPoly* a_hat, const Poly* p) {
   int32_t a[N];
   for (int j = 0; j < N; ++j) a[j] = p->c[j];
@@ -29,20 +32,22 @@ void small_ntt_ref(SmallPoly* a_hat, const Poly* p) {
     for (unsigned start = 0; start < N; start += 2 * len) {
       const int32_t zeta = kZetasS[++k];
       for (unsigned j = start; j < start + len; ++j) {
-        const int32_t t = centre(zeta * a[j + len]);
-        a[j + len] = centre(a[j] - t);
-        a[j] = centre(a[j] + t);
+        const int32_t t = zeta * a[j + len] % QS;
+        a[j + len] = a[j] - t;
+        a[j] = a[j] + t;
       }
     }
   }
-  for (unsigned i = 0; i < N; ++i) a_hat->c[small_ntt_pos(i)] = static_cast<int16_t>(a[i]);
+  for (unsigned i = 0; i < N; ++i) a_hat->c[small_ntt_pos(i)] = static_cast<int16_t>(centre(a[i]));
 }
 
+// Lazy: sums double per layer, so they are reduced once after five layers;
+// every |zeta * (a - b)| stays below 2^12 * 2^17.
 void small_mul_ref(Poly* c, const SmallPoly* a_hat, const SmallPoly* b_hat) {
   int32_t a[N];
   for (unsigned i = 0; i < N; ++i) {
     const unsigned pos = small_ntt_pos(i);
-    a[i] = centre(int32_t{a_hat->c[pos]} * b_hat->c[pos]);
+    a[i] = int32_t{a_hat->c[pos]} * b_hat->c[pos] % QS;
   }
   // Gentleman-Sande butterflies undo the forward ones block by block.
   for (unsigned len = 1; len < N; len <<= 1) {
@@ -50,10 +55,12 @@ void small_mul_ref(Poly* c, const SmallPoly* a_hat, const SmallPoly* b_hat) {
       const int32_t zeta = kZetasSInv[N / (2 * len) + start / (2 * len)];
       for (unsigned j = start; j < start + len; ++j) {
         const int32_t t = a[j];
-        a[j] = centre(t + a[j + len]);
-        a[j + len] = centre(zeta * (t - a[j + len]));
+        a[j] = t + a[j + len];
+        a[j + len] = zeta * (t - a[j + len]) % QS;
       }
     }
+    if (len == 16)
+      for (int j = 0; j < N; ++j) a[j] %= QS;
   }
   for (int j = 0; j < N; ++j) c->c[j] = centre(kInvN * a[j]);
 }
