@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <random>
+#include <vector>
 
 #include "cpu/backend.h"
 #include "cpu/mldsa.h"
@@ -163,6 +165,34 @@ TEST_F(SmallNtt, MulMatchesRef) {
     small_mul_ref(&want, &a, &b);
     be_->small_mul(&got, &a, &b);
     ASSERT_TRUE(same(want, got)) << "trial " << trial;
+  }
+}
+
+// Expanded keys keep s1, s2 in the NTT' domain: a key expanded under one
+// backend must sign exactly as under the other.
+TEST_F(SmallNtt, KeysExpandedByOneBackendSignUnderAnother) {
+  if (be_ == &kRefBackend) GTEST_SKIP() << "skipped: backend ref is the reference";
+  const std::string name = be_->name;
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    uint8_t seed[32], rnd[32] = {}, msg[3] = {1, 2, 3};
+    for (int i = 0; i < 32; ++i) seed[i] = static_cast<uint8_t>(rng_());
+    std::unique_ptr<PrivateKey> by_ref, by_be;
+    ASSERT_TRUE(select_backend("ref"));
+    ASSERT_EQ(Status::ok, PrivateKey::from_seed(p, seed, by_ref));
+    ASSERT_TRUE(select_backend(name));
+    ASSERT_EQ(Status::ok, PrivateKey::from_seed(p, seed, by_be));
+    std::vector<uint8_t> want(p.sig_bytes), got(p.sig_bytes);
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      rnd[0] = static_cast<uint8_t>(attempt);
+      ASSERT_TRUE(select_backend("ref"));
+      ASSERT_EQ(Status::ok, sign(*by_ref, msg, {}, rnd, want.data()));
+      ASSERT_EQ(Status::ok, sign(*by_be, msg, {}, rnd, got.data()));  // be's key, ref's kernels
+      EXPECT_EQ(want, got) << p.name << " key by " << name << ", signed by ref";
+      ASSERT_TRUE(select_backend(name));
+      ASSERT_EQ(Status::ok, sign(*by_ref, msg, {}, rnd, got.data()));  // ref's key, be's kernels
+      EXPECT_EQ(want, got) << p.name << " key by ref, signed by " << name;
+    }
   }
 }
 
