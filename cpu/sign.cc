@@ -84,7 +84,6 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     declassify_bytes(ctilde, ct_len);
     sample_in_ball(&c_hat, ctilde, ct_len, p.tau);
     be.small_ntt(&s.c_small_hat, &c_hat);
-    be.ntt(&c_hat);
 
     // z = y + c*s1; reject if ||z|| >= gamma1 - beta  (lines 18-23)
     uint32_t reject = 0;
@@ -103,7 +102,10 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     }
     if (declassify(reject)) continue;
 
-    // c*t0: reject if ||c t0|| >= gamma2; hints from w0 - c s2 + c t0  (lines 25-28)
+    // c*t0: reject if ||c t0|| >= gamma2; hints from w0 - c s2 + c t0  (lines 25-28).
+    // t0 is not small: the product goes through the NTT over q, only for
+    // attempts that got this far.
+    be.ntt(&c_hat);
     unsigned ones = 0;
     for (unsigned i = 0; i < p.k; ++i) {
       be.pointwise_acc(&s.tmp, &c_hat, &x.t0_hat[i], 1);
