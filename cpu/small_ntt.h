@@ -81,6 +81,58 @@ static_assert(kZetaS != 0 && small_ntt_detail::powmod(kZetaS, 512) == 1);
 inline constexpr std::array<int16_t, N> kZetasS = small_ntt_detail::make_zetas(false, 1);
 inline constexpr std::array<int16_t, N> kZetasSInv = small_ntt_detail::make_zetas(true, 1);
 
+// Montgomery arithmetic with R = 2^16 and Barrett reduction in 16-bit lanes,
+// shared by the kernels (scalar here; cpu/avx2, cpu/avx512 vectorise them).
+namespace small_ntt_detail {
+// q'^-1 mod 2^16 (Newton: each step doubles the correct low bits).
+constexpr int16_t qinv16() {
+  uint32_t x = QS;  // correct to 3 bits, as for any odd number
+  for (int i = 0; i < 4; ++i) x = x * (2 - QS * x);
+  return static_cast<int16_t>(x & 0xFFFF);
+}
+}  // namespace small_ntt_detail
+inline constexpr int16_t kQSInv = small_ntt_detail::qinv16();
+static_assert(static_cast<int16_t>(kQSInv * QS) == 1);
+
+// A Montgomery multiplier: z = x * R mod q' (centred) and zq = z * q'^-1 mod
+// 2^16, so that montmul(a, z, zq) = a * x mod q'.
+struct SmallTwiddle {
+  int16_t z, zq;
+};
+constexpr SmallTwiddle small_twiddle(int32_t x) {
+  const int16_t z = static_cast<int16_t>(small_ntt_detail::centre(int64_t{x} << 16));
+  return {z, static_cast<int16_t>(z * kQSInv)};
+}
+// The inverse transform leaves 256 * c * 2^-16 (pointwise Montgomery product,
+// unscaled butterflies): multiplying by 256 gives c. The last layer's
+// difference takes the factor together with its twiddle.
+inline constexpr SmallTwiddle kSmallScale = small_twiddle(256);
+inline constexpr SmallTwiddle kSmallScaleZ1 = small_twiddle(small_ntt_detail::centre(int64_t{kZetasSInv[1]} * 256));
+
+// hi16(a * b): the top half of the 32-bit product (vpmulhw).
+constexpr int16_t mulhi16(int16_t a, int16_t b) { return static_cast<int16_t>((int32_t{a} * b) >> 16); }
+// a * b * 2^-16 mod q', |r| <= |a * b| / 2^16 + q' / 2: the low halves of a*b
+// and t*q' agree, so the difference of the high halves is exact.
+constexpr int16_t small_montmul(int16_t a, int16_t b, int16_t bq) {
+  return static_cast<int16_t>(mulhi16(a, b) - mulhi16(static_cast<int16_t>(a * bq), static_cast<int16_t>(QS)));
+}
+// Barrett: round(a / q') = (hi16(a * 8737) + 2^9) >> 10 for every int16 a, so
+// the result is the centred residue (the error of 8737 ~ 2^26 / q' is far
+// below the distance of a / q' from a half-integer; checked below for all a).
+inline constexpr int16_t kSmallBarrettV = 8737;
+constexpr int16_t small_barrett(int16_t a) {
+  const int32_t t = (mulhi16(a, kSmallBarrettV) + 512) >> 10;
+  return static_cast<int16_t>(a - t * QS);
+}
+namespace small_ntt_detail {
+constexpr bool barrett_is_exact() {
+  for (int32_t a = -32768; a < 32768; ++a)
+    if (small_barrett(static_cast<int16_t>(a)) != centre(a)) return false;
+  return true;
+}
+static_assert(barrett_is_exact());
+}  // namespace small_ntt_detail
+
 // Position of standard NTT' index i in the contract's (transposed) order.
 constexpr unsigned small_ntt_pos(unsigned i) { return 16 * (i % 16) + i / 16; }
 

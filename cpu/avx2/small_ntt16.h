@@ -25,40 +25,11 @@ namespace small_ntt16 {
 using mldsa::N;
 using mldsa::QS;
 
-constexpr int32_t mod_qs(int64_t v) { return mldsa::small_ntt_detail::centre(v); }
-// q'^-1 mod 2^16 (Newton: each step doubles the correct low bits).
-constexpr int16_t qinv16() {
-  uint32_t x = QS;  // correct to 3 bits, as for any odd number
-  for (int i = 0; i < 4; ++i) x = x * (2 - QS * x);
-  return static_cast<int16_t>(x & 0xFFFF);
-}
-constexpr int16_t kQInv = qinv16();
-static_assert(static_cast<int16_t>(kQInv * QS) == 1);
-
-// Barrett: round(a / q') = (hi16(a * 8737) + 2^9) >> 10 for every int16 a,
-// so a - round(a / q') * q' is the centred residue (the error of 8737 ~
-// 2^26 / q' is far below the distance of a / q' from a half-integer).
-constexpr int16_t kBarrettV = 8737;
-constexpr int32_t barrett_scalar(int32_t a) {
-  const int32_t hi = (a * kBarrettV) >> 16;
-  return a - ((hi + 512) >> 10) * QS;
-}
-constexpr bool barrett_is_exact() {
-  for (int32_t a = -32768; a < 32768; ++a)
-    if (barrett_scalar(a) != mod_qs(a)) return false;
-  return true;
-}
-static_assert(barrett_is_exact());
-
-struct Twiddle {
-  int16_t z, zq;  // z * R mod q' (centred), and z * q'^-1 mod 2^16
-};
-constexpr Twiddle twiddle(int32_t plain) {
-  const int16_t z = static_cast<int16_t>(mod_qs(int64_t{plain} << 16));
-  return {z, static_cast<int16_t>(z * kQInv)};
-}
-constexpr Twiddle fwd(int k) { return twiddle(mldsa::kZetasS[k]); }
-constexpr Twiddle inv(int k) { return twiddle(mldsa::kZetasSInv[k]); }
+using Twiddle = mldsa::SmallTwiddle;
+constexpr int16_t kQInv = mldsa::kQSInv;
+constexpr int16_t kBarrettV = mldsa::kSmallBarrettV;
+constexpr Twiddle fwd(int k) { return mldsa::small_twiddle(mldsa::kZetasS[k]); }
+constexpr Twiddle inv(int k) { return mldsa::small_twiddle(mldsa::kZetasSInv[k]); }
 
 // Per-lane twiddles after the transpose (lane r = coefficients 16r..16r+15):
 // row 0: layer 8; rows 1-2: layer 4 (h = 0, 1); rows 3-6: layer 2 (quarter
@@ -85,8 +56,7 @@ constexpr LaneTwiddles make_lane_twiddles(bool inverse) {
 alignas(64) constexpr LaneTwiddles kFwdLanes = make_lane_twiddles(false);
 alignas(64) constexpr LaneTwiddles kInvLanes = make_lane_twiddles(true);
 
-// a * b * 2^-16 mod q', |r| <= |a * b| / 2^16 + q' / 2: the low halves of a*b
-// and t*q' agree, so the difference of the high halves is exact.
+// mldsa::small_montmul and small_barrett on 16 lanes.
 inline __m256i montmul(__m256i a, __m256i b, __m256i bq) {
   const __m256i t = _mm256_mullo_epi16(a, bq);
   return _mm256_sub_epi16(_mm256_mulhi_epi16(a, b), _mm256_mulhi_epi16(t, _mm256_set1_epi16(QS)));
@@ -169,11 +139,8 @@ inline void ntt(mldsa::SmallPoly* out, const mldsa::Poly* in) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(out->c + 16 * c), barrett(v[c]));  // centred
 }
 
-// The inverse leaves 256 * c * 2^-16 (pointwise Montgomery product, unscaled
-// butterflies): multiplying by 256 (2^24 in Montgomery form) gives c. The last
-// layer's difference takes it together with its twiddle.
-constexpr Twiddle kScale = twiddle(256);
-constexpr Twiddle kScaleZ1 = twiddle(mod_qs(int64_t{mldsa::kZetasSInv[1]} * 256));
+constexpr Twiddle kScale = mldsa::kSmallScale;
+constexpr Twiddle kScaleZ1 = mldsa::kSmallScaleZ1;
 
 // Bounds: pointwise products <= 3840^2 / 2^16 + 3840.5 < 4067; three
 // Gentleman-Sande layers at most double three times (< 32536), so reduce;
