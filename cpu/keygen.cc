@@ -117,7 +117,7 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
 
   const Backend& be = backend();
   be.expand_a(px->A, px->rho, p.k, p.l);
-  auto scratch = std::make_unique<KeyScratch>();
+  auto scratch = std::make_unique_for_overwrite<KeyScratch>();  // every part written before use; wiped
   Poly *s1 = scratch->sk.s1, *s2 = scratch->sk.s2, *t1 = scratch->t1, *t0 = scratch->sk.t0;
   be.expand_s(s1, p.l, rhoprime, p.eta, 0);
   be.expand_s(s2, p.k, rhoprime, p.eta, static_cast<uint16_t>(p.l));
@@ -169,7 +169,7 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
   auto x = std::make_unique<Expanded>(p);
   auto px = std::make_unique<PublicKey::Expanded>(p);
-  auto scratch = std::make_unique<KeyScratch>();
+  auto scratch = std::make_unique_for_overwrite<KeyScratch>();  // every part written before use; wiped
   Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk);
   if (st == Status::ok) {
     // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
