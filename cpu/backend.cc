@@ -35,6 +35,8 @@ const Backend kRefBackend = {
     ntt_ref,
     invntt_tomont_ref,
     pointwise_acc_ref,
+    small_ntt_ref,
+    small_mul_ref,
     expand_a_ref,
     expand_s_ref,
     expand_mask_ref,

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "cpu/poly.h"
+#include "cpu/small_ntt.h"
 
 namespace mldsa {
 
@@ -27,6 +28,13 @@ struct Backend {
   // c = sum_{i<n} a[i] o b[i] * 2^-32 (pointwise, Montgomery). Inputs |x| < 9q
   // for a, |x| < q for b; out |c_i| < q.
   void (*pointwise_acc)(Poly* c, const Poly* a, const Poly* b, unsigned n);
+
+  // Products of small polynomials over q' = 7681, in the NTT' domain whose
+  // order and ranges cpu/small_ntt.h fixes. small_ntt: in |a_i| <= (q'-1)/2
+  // (s1, s2, c). small_mul: c = NTT'^-1(a_hat o b_hat), centred mod q' (the
+  // exact c*s, |c_i| <= tau*eta <= 196, for signing's products).
+  void (*small_ntt)(SmallPoly* a_hat, const Poly* a);
+  void (*small_mul)(Poly* c, const SmallPoly* a_hat, const SmallPoly* b_hat);
 
   // ExpandA (Algorithm 32): A^[i*l + j] = RejNTTPoly(rho || j || i), in [0, q).
   void (*expand_a)(Poly* A, const uint8_t rho[32], unsigned k, unsigned l);

@@ -7,6 +7,7 @@
 
 #include "cpu/mldsa.h"
 #include "cpu/poly.h"
+#include "cpu/small_ntt.h"
 
 namespace mldsa {
 
@@ -33,15 +34,20 @@ struct PrivateKey::Expanded {
   uint8_t K[32];
   uint8_t tr[TR_BYTES];
   std::unique_ptr<Poly[]> polys;
-  Poly* s1_hat;  // NTT domain: l polynomials
-  Poly* s2_hat;  // k
-  Poly* t0_hat;  // k
+  Poly* t0_hat;  // NTT domain: k polynomials
+  // s1 and s2 are small: signing multiplies them by c in the NTT' domain over
+  // q' (cpu/small_ntt.h), in 16-bit lanes.
+  std::unique_ptr<SmallPoly[]> small;
+  SmallPoly* s1_small_hat;  // l
+  SmallPoly* s2_small_hat;  // k
   // A^ and rho live in the public key.
   explicit Expanded(const Params& params)
-      : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.l + 2 * params.k)),
-        s1_hat(polys.get()), s2_hat(s1_hat + params.l), t0_hat(s2_hat + params.k) {}
+      : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.k)), t0_hat(polys.get()),
+        small(std::make_unique_for_overwrite<SmallPoly[]>(params.l + params.k)), s1_small_hat(small.get()),
+        s2_small_hat(s1_small_hat + params.l) {}
   ~Expanded() {
-    secure_zero(polys.get(), sizeof(Poly) * (p->l + 2 * p->k));
+    secure_zero(polys.get(), sizeof(Poly) * p->k);
+    secure_zero(small.get(), sizeof(SmallPoly) * (p->l + p->k));
     secure_zero(seed, sizeof seed);
     secure_zero(sk, sizeof sk);
     secure_zero(K, sizeof K);
@@ -56,7 +62,7 @@ struct SigningKeyScratch {
 };
 
 // skDecode (Algorithm 25) with its range checks, ExpandA into A (k*l
-// polynomials) and the NTTs of s1, s2, t0 into x: everything signing needs.
+// polynomials) and the NTTs of s1, s2 (NTT') and t0 into x: everything signing needs.
 // It does not check that t0 and tr match the rest (PrivateKey::from_sk does).
 Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
                           Poly* A, SigningKeyScratch& scratch);

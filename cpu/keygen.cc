@@ -43,6 +43,7 @@ void finish_public(PublicKey::Expanded& x, Poly* t1) {
 struct KeyScratch {
   SigningKeyScratch sk;  // s1, s2, t0 (skDecode's output or KeyGen's)
   Poly t1[MAX_K], t0_check[MAX_K];
+  Poly s1_hat[MAX_L];  // NTT(s1) over q, for t = A s1 + s2 only
   ~KeyScratch() { secure_zero(this, sizeof *this); }
 };
 
@@ -50,6 +51,10 @@ struct KeyScratch {
 void ntt_vec(Poly* v, unsigned n) {
   const Backend& be = backend();
   for (unsigned i = 0; i < n; ++i) be.ntt(&v[i]);
+}
+void small_ntt_vec(SmallPoly* v_hat, const Poly* v, unsigned n) {
+  const Backend& be = backend();
+  for (unsigned i = 0; i < n; ++i) be.small_ntt(&v_hat[i], &v[i]);
 }
 
 }  // namespace
@@ -111,19 +116,19 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
 
   const Backend& be = backend();
   be.expand_a(px->A, px->rho, p.k, p.l);
-  auto scratch = std::make_unique<KeyScratch>();
+  auto scratch = std::make_unique_for_overwrite<KeyScratch>();  // every part written before use; wiped
   Poly *s1 = scratch->sk.s1, *s2 = scratch->sk.s2, *t1 = scratch->t1, *t0 = scratch->sk.t0;
   be.expand_s(s1, p.l, rhoprime, p.eta, 0);
   be.expand_s(s2, p.k, rhoprime, p.eta, static_cast<uint16_t>(p.l));
-  std::memcpy(x->s1_hat, s1, sizeof(Poly) * p.l);
-  ntt_vec(x->s1_hat, p.l);
-  compute_t1_t0(p, px->A, x->s1_hat, s2, t1, t0);
+  std::memcpy(scratch->s1_hat, s1, sizeof(Poly) * p.l);
+  ntt_vec(scratch->s1_hat, p.l);
+  compute_t1_t0(p, px->A, scratch->s1_hat, s2, t1, t0);
   finish_public(*px, t1);
 
   std::memcpy(x->tr, px->tr, TR_BYTES);
   sk_encode(x->sk, p, px->rho, x->K, x->tr, s1, s2, t0);
-  std::memcpy(x->s2_hat, s2, sizeof(Poly) * p.k);
-  ntt_vec(x->s2_hat, p.k);
+  small_ntt_vec(x->s1_small_hat, s1, p.l);
+  small_ntt_vec(x->s2_small_hat, s2, p.k);
   std::memcpy(x->t0_hat, t0, sizeof(Poly) * p.k);
   ntt_vec(x->t0_hat, p.k);
 
@@ -152,10 +157,8 @@ Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateK
   if (st != Status::ok) return st;
   const Backend& be = backend();
   be.expand_a(A, rho, p.k, p.l);
-  std::memcpy(x.s1_hat, s.s1, sizeof(Poly) * p.l);
-  ntt_vec(x.s1_hat, p.l);
-  std::memcpy(x.s2_hat, s.s2, sizeof(Poly) * p.k);
-  ntt_vec(x.s2_hat, p.k);
+  small_ntt_vec(x.s1_small_hat, s.s1, p.l);
+  small_ntt_vec(x.s2_small_hat, s.s2, p.k);
   std::memcpy(x.t0_hat, s.t0, sizeof(Poly) * p.k);
   ntt_vec(x.t0_hat, p.k);
   return Status::ok;
@@ -165,13 +168,15 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
   auto x = std::make_unique<Expanded>(p);
   auto px = std::make_unique<PublicKey::Expanded>(p);
-  auto scratch = std::make_unique<KeyScratch>();
+  auto scratch = std::make_unique_for_overwrite<KeyScratch>();  // every part written before use; wiped
   Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk);
   if (st == Status::ok) {
     // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
     Poly* t1 = scratch->t1;
     Poly* t0_check = scratch->t0_check;
-    compute_t1_t0(p, px->A, x->s1_hat, scratch->sk.s2, t1, t0_check);
+    std::memcpy(scratch->s1_hat, scratch->sk.s1, sizeof(Poly) * p.l);
+    ntt_vec(scratch->s1_hat, p.l);
+    compute_t1_t0(p, px->A, scratch->s1_hat, scratch->sk.s2, t1, t0_check);
     uint32_t diff = 0;
     for (unsigned i = 0; i < p.k; ++i)
       for (int j = 0; j < N; ++j) diff |= static_cast<uint32_t>(scratch->sk.t0[i].c[j] ^ t0_check[i].c[j]);

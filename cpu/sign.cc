@@ -19,6 +19,7 @@ namespace {
 struct SignScratch {
   uint8_t rhopp[64];
   Poly y[MAX_L], z[MAX_L], w0[MAX_K], w1[MAX_K], h[MAX_K], tmp, c_hat;
+  SmallPoly c_small_hat;  // c in the NTT' domain, for c*s1 and c*s2
   uint8_t w1enc[MAX_K * 192];
   ~SignScratch() { secure_zero(this, sizeof *this); }
 };
@@ -81,26 +82,27 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     }
     declassify_bytes(ctilde, ct_len);
     sample_in_ball(&c_hat, ctilde, ct_len, p.tau);
-    be.ntt(&c_hat);
+    be.small_ntt(&s.c_small_hat, &c_hat);
 
     // z = y + c*s1; reject if ||z|| >= gamma1 - beta  (lines 18-23)
     uint32_t reject = 0;
     for (unsigned j = 0; j < p.l; ++j) {
-      be.pointwise_acc(&s.tmp, &c_hat, &x.s1_hat[j], 1);
-      be.invntt_tomont(&s.tmp);
+      be.small_mul(&s.tmp, &s.c_small_hat, &x.s1_small_hat[j]);  // exact c*s1
       reject |= be.add_reduce_exceeds(&s.z[j], &s.y[j], &s.tmp, p.gamma1 - static_cast<int32_t>(p.beta));
     }
     if (declassify(reject)) continue;
 
     // r0 = w0 - c*s2; reject if ||r0|| >= gamma2 - beta
     for (unsigned i = 0; i < p.k; ++i) {
-      be.pointwise_acc(&s.tmp, &c_hat, &x.s2_hat[i], 1);
-      be.invntt_tomont(&s.tmp);
+      be.small_mul(&s.tmp, &s.c_small_hat, &x.s2_small_hat[i]);  // exact c*s2
       reject |= be.sub_reduce_exceeds(&s.w0[i], &s.w0[i], &s.tmp, p.gamma2 - static_cast<int32_t>(p.beta));
     }
     if (declassify(reject)) continue;
 
-    // c*t0: reject if ||c t0|| >= gamma2; hints from w0 - c s2 + c t0  (lines 25-28)
+    // c*t0: reject if ||c t0|| >= gamma2; hints from w0 - c s2 + c t0  (lines 25-28).
+    // t0 is not small: the product goes through the NTT over q, only for
+    // attempts that got this far.
+    be.ntt(&c_hat);
     unsigned ones = 0;
     for (unsigned i = 0; i < p.k; ++i) {
       be.pointwise_acc(&s.tmp, &c_hat, &x.t0_hat[i], 1);

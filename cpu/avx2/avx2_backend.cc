@@ -11,6 +11,7 @@
 #include "cpu/avx2/poly8.h"
 #include "cpu/avx2/rounding8.h"
 #include "cpu/avx2/sampling_lanes.h"
+#include "cpu/avx2/small_ntt16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/packing.h"
@@ -79,6 +80,8 @@ extern const Backend kAvx2Backend = {
     ntt_avx2,
     invntt_tomont_avx2,
     pointwise_acc_avx2,
+    small_ntt16::ntt,
+    small_ntt16::mul,
     expand_a_avx2,
     expand_s_avx2,
     expand_mask_avx2,

@@ -2,8 +2,9 @@
 // three-way xors in one instruction each) and vprolq rotations, 8 states per
 // __m512i for ExpandA and for ExpandS / ExpandMask when more than four
 // polynomials are wanted, 4 per __m256i otherwise; the 16-lane NTT of
-// ntt16.h. Built with -mavx512f -mavx512bw -mavx512vl
-// -mavx512dq (plus AVX2/BMI); chosen only when the CPU and OS support them.
+// ntt16.h and the 32-lane NTT' (small products) of small_ntt32.h. Built with
+// -mavx512f -mavx512bw -mavx512vl -mavx512dq (plus AVX2/BMI); chosen only
+// when the CPU and OS support them.
 // GCC 12's AVX-512 intrinsics use _mm512_undefined_*() internally, which it
 // then reports as -Wuninitialized at every call (a false positive).
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -16,6 +17,7 @@
 #include "cpu/avx512/ntt16.h"
 #include "cpu/avx512/packing16.h"
 #include "cpu/avx512/rounding16.h"
+#include "cpu/avx512/small_ntt32.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/packing.h"
@@ -110,6 +112,8 @@ extern const Backend kAvx512Backend = {
     ntt_avx512,
     invntt_tomont_avx512,
     pointwise_acc_avx512,
+    small_ntt32::ntt,
+    small_ntt32::mul,
     expand_a_avx512,
     expand_s_avx512,
     expand_mask_avx512,
