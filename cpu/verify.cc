@@ -1,6 +1,7 @@
 // verify.cc - ML-DSA.Verify, HashML-DSA.Verify and Verify_internal (FIPS 204
 // Algorithms 3, 5 and 8), on an expanded public key. Everything is public.
 #include <cstring>
+#include <memory>
 
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
@@ -23,7 +24,7 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   struct Scratch {
     Poly z[MAX_L], h[MAX_K], c_hat, w, ct1;
   };
-  auto scratch = std::make_unique<Scratch>();
+  auto scratch = std::make_unique_for_overwrite<Scratch>();  // public data, each part written before use
   Poly *z = scratch->z, *h = scratch->h, &c_hat = scratch->c_hat, &w = scratch->w, &ct1 = scratch->ct1;
   if (Status st = sig_decode(p, sig.data(), &ctilde, z, h); st != Status::ok) return st;
   // ||z|| < gamma1 - beta  (line 13)
