@@ -1,9 +1,13 @@
 // key_expanded.h - the expanded forms keys keep, so repeated signing or
 // verification with one key skips ExpandA, the NTTs of the secrets, and H(pk).
+// The parts only signing (NTT' of s1, s2; NTT of t0) or only verification
+// (NTT of t1) needs are filled on first use, once, from the encoded key: a key
+// generated or imported to be written out never pays for them.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "cpu/mldsa.h"
 #include "cpu/poly.h"
@@ -20,7 +24,8 @@ struct PublicKey::Expanded {
   uint8_t tr[TR_BYTES];
   std::unique_ptr<Poly[]> polys;
   Poly* A;       // A^[i*l + j], NTT domain, [0, q): k*l polynomials
-  Poly* t1_hat;  // NTT(t1 * 2^d): k polynomials
+  Poly* t1_hat;  // NTT(t1 * 2^d): k polynomials; see verify_form()
+  mutable std::once_flag t1_hat_once;
   explicit Expanded(const Params& params)
       : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.k * params.l + params.k)),
         A(polys.get()), t1_hat(A + params.k * params.l) {}
@@ -40,6 +45,7 @@ struct PrivateKey::Expanded {
   std::unique_ptr<SmallPoly[]> small;
   SmallPoly* s1_small_hat;  // l
   SmallPoly* s2_small_hat;  // k
+  mutable std::once_flag signing_form_once;  // t0_hat, s1/s2_small_hat; see signing_form()
   // A^ and rho live in the public key.
   explicit Expanded(const Params& params)
       : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.k)), t0_hat(polys.get()),
@@ -61,11 +67,18 @@ struct SigningKeyScratch {
   Poly s1[MAX_L], s2[MAX_K], t0[MAX_K];
 };
 
-// skDecode (Algorithm 25) with its range checks, ExpandA into A (k*l
-// polynomials) and the NTTs of s1, s2 (NTT') and t0 into x: everything signing needs.
-// It does not check that t0 and tr match the rest (PrivateKey::from_sk does).
+// skDecode (Algorithm 25) with its range checks into x and scratch, and
+// ExpandA into A (k*l polynomials). With expand_now, also x's signing form
+// (else it is filled on first use). It does not check that t0 and tr match
+// the rest (PrivateKey::from_sk does).
 Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
-                          Poly* A, SigningKeyScratch& scratch);
+                          Poly* A, SigningKeyScratch& scratch, bool expand_now);
+
+// The key's signing form (t0_hat, s1/s2_small_hat), filled from x.sk on the
+// first call; thread-safe.
+const PrivateKey::Expanded& signing_form(const PrivateKey::Expanded& x);
+// The key's t1_hat, filled from pk on the first call; thread-safe.
+const PublicKey::Expanded& verify_form(const PublicKey::Expanded& x);
 
 // Algorithm 7 from line 7 on, for an expanded secret key and its A^.
 Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<const uint8_t> mu, const uint8_t* rnd,

@@ -25,17 +25,22 @@ void compute_t1_t0(const Params& p, const Poly* A, const Poly* s1_hat, const Pol
   secure_zero(&t, sizeof t);
 }
 
-// Fills the public expansion from rho (A^ already expanded) and t1.
-void finish_public(PublicKey::Expanded& x, Poly* t1) {
+void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) {
+  const Backend& be = backend();
+  for (unsigned i = 0; i < x.p->k; ++i) {
+    for (int j = 0; j < N; ++j) x.t1_hat[i].c[j] = t1[i].c[j] << D;
+    be.ntt(&x.t1_hat[i]);
+  }
+}
+
+// Fills the public expansion from rho (A^ already expanded) and t1; t1_hat
+// now (eager) or on first use.
+void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager) {
   const Params& p = *x.p;
   declassify_bytes(t1, sizeof(Poly) * p.k);  // t1 is part of pk
   pk_encode(x.pk, p, x.rho, t1);
   shake256(x.tr, TR_BYTES, x.pk, p.pk_bytes);
-  const Backend& be = backend();
-  for (unsigned i = 0; i < p.k; ++i) {
-    for (int j = 0; j < N; ++j) x.t1_hat[i].c[j] = t1[i].c[j] << D;
-    be.ntt(&x.t1_hat[i]);
-  }
+  if (eager) std::call_once(x.t1_hat_once, [&] { t1_hat_from(x, t1); });
 }
 
 // KeyGen's and skDecode's vectors, on the heap (OpenSSL's ASYNC jobs run on
@@ -55,6 +60,15 @@ void ntt_vec(Poly* v, unsigned n) {
 void small_ntt_vec(SmallPoly* v_hat, const Poly* v, unsigned n) {
   const Backend& be = backend();
   for (unsigned i = 0; i < n; ++i) be.small_ntt(&v_hat[i], &v[i]);
+}
+
+// The signing form from s1, s2, t0 in normal form.
+void fill_signing_form(const PrivateKey::Expanded& x, const SigningKeyScratch& s) {
+  const Params& p = *x.p;
+  small_ntt_vec(x.s1_small_hat, s.s1, p.l);
+  small_ntt_vec(x.s2_small_hat, s.s2, p.k);
+  std::memcpy(x.t0_hat, s.t0, sizeof(Poly) * p.k);
+  ntt_vec(x.t0_hat, p.k);
 }
 
 }  // namespace
@@ -77,7 +91,7 @@ Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::uniq
   auto t1 = std::make_unique<Poly[]>(p.k);
   pk_decode(p, pk.data(), x->rho, t1.get());
   backend().expand_a(x->A, x->rho, p.k, p.l);
-  finish_public(*x, t1.get());
+  finish_public(*x, t1.get(), true);  // a decoded public key is there to verify
   out.reset(new PublicKey(std::move(x)));
   return Status::ok;
 }
@@ -123,14 +137,11 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
   std::memcpy(scratch->s1_hat, s1, sizeof(Poly) * p.l);
   ntt_vec(scratch->s1_hat, p.l);
   compute_t1_t0(p, px->A, scratch->s1_hat, s2, t1, t0);
-  finish_public(*px, t1);
+  finish_public(*px, t1, false);
 
   std::memcpy(x->tr, px->tr, TR_BYTES);
   sk_encode(x->sk, p, px->rho, x->K, x->tr, s1, s2, t0);
-  small_ntt_vec(x->s1_small_hat, s1, p.l);
-  small_ntt_vec(x->s2_small_hat, s2, p.k);
-  std::memcpy(x->t0_hat, t0, sizeof(Poly) * p.k);
-  ntt_vec(x->t0_hat, p.k);
+  // The signing form waits for the first signature (signing_form()).
 
   secure_zero(in, sizeof in);
   secure_zero(h, sizeof h);
@@ -147,7 +158,7 @@ Status PrivateKey::generate(const Params& p, std::unique_ptr<PrivateKey>& out) {
 }
 
 Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
-                          Poly* A, SigningKeyScratch& s) {
+                          Poly* A, SigningKeyScratch& s, bool expand_now) {
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
   x.has_seed = false;
   std::memcpy(x.sk, sk.data(), p.sk_bytes);
@@ -157,11 +168,31 @@ Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateK
   if (st != Status::ok) return st;
   const Backend& be = backend();
   be.expand_a(A, rho, p.k, p.l);
-  small_ntt_vec(x.s1_small_hat, s.s1, p.l);
-  small_ntt_vec(x.s2_small_hat, s.s2, p.k);
-  std::memcpy(x.t0_hat, s.t0, sizeof(Poly) * p.k);
-  ntt_vec(x.t0_hat, p.k);
+  if (expand_now) std::call_once(x.signing_form_once, [&] { fill_signing_form(x, s); });
   return Status::ok;
+}
+
+const PrivateKey::Expanded& signing_form(const PrivateKey::Expanded& x) {
+  std::call_once(x.signing_form_once, [&] {
+    const Params& p = *x.p;
+    auto s = std::make_unique_for_overwrite<SigningKeyScratch>();
+    uint8_t rho[32], K[32], tr[TR_BYTES];
+    sk_decode(p, x.sk, rho, K, tr, s->s1, s->s2, s->t0);  // checked when the key was made
+    fill_signing_form(x, *s);
+    secure_zero(s.get(), sizeof *s);
+    secure_zero(K, sizeof K);
+  });
+  return x;
+}
+
+const PublicKey::Expanded& verify_form(const PublicKey::Expanded& x) {
+  std::call_once(x.t1_hat_once, [&] {
+    auto t1 = std::make_unique_for_overwrite<Poly[]>(x.p->k);
+    uint8_t rho[32];
+    pk_decode(*x.p, x.pk, rho, t1.get());
+    t1_hat_from(x, t1.get());
+  });
+  return x;
 }
 
 Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::unique_ptr<PrivateKey>& out) {
@@ -169,7 +200,7 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   auto x = std::make_unique<Expanded>(p);
   auto px = std::make_unique<PublicKey::Expanded>(p);
   auto scratch = std::make_unique_for_overwrite<KeyScratch>();  // every part written before use; wiped
-  Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk);
+  Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk, false);
   if (st == Status::ok) {
     // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
     Poly* t1 = scratch->t1;
@@ -183,7 +214,7 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
     if (declassify(diff != 0)) {
       st = Status::sk_t0_mismatch;
     } else {
-      finish_public(*px, t1);
+      finish_public(*px, t1, false);
       if (std::memcmp(px->tr, x->tr, TR_BYTES) != 0) st = Status::sk_tr_mismatch;
     }
   }

@@ -135,7 +135,7 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
 }
 
 Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig) {
-  return sign_mu_expanded(key.expanded(), key.public_key().expanded().A, mu, rnd, sig);
+  return sign_mu_expanded(signing_form(key.expanded()), key.public_key().expanded().A, mu, rnd, sig);
 }
 
 namespace {
@@ -158,7 +158,7 @@ Status sign_encoded(const Params& p, std::span<const uint8_t> sk, std::span<cons
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
   if (ctx.size() > MAX_CONTEXT_BYTES) return Status::context_too_long;
   auto k = std::make_unique<OneShotKey>(p);
-  if (Status st = decode_signing_key(p, sk, k->x, k->rho, k->A.get(), k->scratch); st != Status::ok) return st;
+  if (Status st = decode_signing_key(p, sk, k->x, k->rho, k->A.get(), k->scratch, true); st != Status::ok) return st;
   MuBuilder b;
   uint8_t mu[MU_BYTES];
   if (Status st = b.init_pure(k->x.tr, ctx); st != Status::ok) return st;

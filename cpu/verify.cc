@@ -13,7 +13,7 @@
 namespace mldsa {
 
 Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<const uint8_t> sig) {
-  const PublicKey::Expanded& px = key.expanded();
+  const PublicKey::Expanded& px = verify_form(key.expanded());
   const Params& p = *px.p;
   if (mu.size() != MU_BYTES) return Status::bad_mu_length;
   if (sig.size() != p.sig_bytes) return Status::bad_sig_length;
