@@ -214,13 +214,21 @@ inline __m512i montmul_vv(__m512i a, __m512i b) {
   return _mm512_mask_shuffle_epi32(dodd, 0x5555, de, _MM_PERM_DDBB);
 }
 
+// The 16 accumulators (the whole output polynomial) stay in registers while
+// the terms stream through.
 inline void pointwise_acc(mldsa::Poly* c, const mldsa::Poly* a, const mldsa::Poly* b, unsigned n) {
-  for (int j = 0; j < N; j += 16) {
-    __m512i acc = montmul_vv(_mm512_load_si512(a[0].c + j), _mm512_load_si512(b[0].c + j));
-    for (unsigned i = 1; i < n; ++i)
-      acc = _mm512_add_epi32(acc, montmul_vv(_mm512_load_si512(a[i].c + j), _mm512_load_si512(b[i].c + j)));
-    const __m512i t = _mm512_srai_epi32(_mm512_add_epi32(acc, _mm512_set1_epi32(1 << 22)), 23);  // reduce32
-    _mm512_store_si512(c->c + j, _mm512_sub_epi32(acc, _mm512_mullo_epi32(t, _mm512_set1_epi32(Q))));
+  __m512i acc[16];
+#pragma GCC unroll 16
+  for (int r = 0; r < 16; ++r) acc[r] = montmul_vv(_mm512_load_si512(a[0].c + 16 * r), _mm512_load_si512(b[0].c + 16 * r));
+  for (unsigned i = 1; i < n; ++i) {
+#pragma GCC unroll 16
+    for (int r = 0; r < 16; ++r)
+      acc[r] = _mm512_add_epi32(acc[r], montmul_vv(_mm512_load_si512(a[i].c + 16 * r), _mm512_load_si512(b[i].c + 16 * r)));
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < 16; ++r) {
+    const __m512i t = _mm512_srai_epi32(_mm512_add_epi32(acc[r], _mm512_set1_epi32(1 << 22)), 23);  // reduce32
+    _mm512_store_si512(c->c + 16 * r, _mm512_sub_epi32(acc[r], _mm512_mullo_epi32(t, _mm512_set1_epi32(Q))));
   }
 }
 
