@@ -249,11 +249,21 @@ inline __m256i reduce32(__m256i a) {
   return _mm256_sub_epi32(a, _mm256_mullo_epi32(t, _mm256_set1_epi32(Q)));
 }
 
+// Four accumulators (32 coefficients) stay in registers while the terms
+// stream through.
 inline void pointwise_acc(mldsa::Poly* c, const mldsa::Poly* a, const mldsa::Poly* b, unsigned n) {
-  for (int j = 0; j < N; j += 8) {
-    __m256i acc = montmul_vv(load(a[0].c + j), load(b[0].c + j));
-    for (unsigned i = 1; i < n; ++i) acc = _mm256_add_epi32(acc, montmul_vv(load(a[i].c + j), load(b[i].c + j)));
-    store(c->c + j, reduce32(acc));
+  constexpr int kAcc = 4;
+  for (int j = 0; j < N; j += 8 * kAcc) {
+    __m256i acc[kAcc];
+#pragma GCC unroll 4
+    for (int r = 0; r < kAcc; ++r) acc[r] = montmul_vv(load(a[0].c + j + 8 * r), load(b[0].c + j + 8 * r));
+    for (unsigned i = 1; i < n; ++i) {
+#pragma GCC unroll 4
+      for (int r = 0; r < kAcc; ++r)
+        acc[r] = _mm256_add_epi32(acc[r], montmul_vv(load(a[i].c + j + 8 * r), load(b[i].c + j + 8 * r)));
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kAcc; ++r) store(c->c + j + 8 * r, reduce32(acc[r]));
   }
 }
 
