@@ -39,8 +39,9 @@ constexpr int32_t qinv_mul(int32_t z) {
 // lane r is the 8-coefficient block 8g + r.
 struct LaneTwiddles {
   // [g][0..7] layer 4; [g][8 + 8h] layer 2 (h: first/second pair of the
-  // block); [g][24 + 8p] layer 1 (p: pair 0..3 of the block).
-  int32_t z[4][56], zq[4][56];
+  // block); [g][24 + 8p] layer 1 (p: pair 0..3 of the block). zo, zqo: the
+  // odd lanes' values moved down to the even lanes (vpmuldq reads those).
+  int32_t z[4][56], zq[4][56], zo[4][56], zqo[4][56];
 };
 
 constexpr LaneTwiddles make_lane_twiddles(bool inverse) {
@@ -62,137 +63,169 @@ constexpr LaneTwiddles make_lane_twiddles(bool inverse) {
         t.zq[g][8 * e + r] = qinv_mul(z);
       }
     }
+  for (int g = 0; g < 4; ++g)
+    for (int i = 0; i < 56; ++i) {
+      t.zo[g][i] = t.z[g][i | 1];
+      t.zqo[g][i] = t.zq[g][i | 1];
+    }
   return t;
 }
 
 alignas(64) constexpr LaneTwiddles kFwdLanes = make_lane_twiddles(false);
 alignas(64) constexpr LaneTwiddles kInvLanes = make_lane_twiddles(true);
 
-// Scalar twiddles for the broadcast layers: zeta and zeta * qinv.
-struct Twiddle {
-  int32_t z, zq;
+// Broadcast twiddles {zeta, zeta * qinv}: [k] = zeta_k (forward), -zeta_k
+// (inverse); [0] of the inverse table is 2^64/256 mod q.
+struct ScalarTwiddles {
+  int32_t zzq[32][2];
 };
-constexpr Twiddle fwd(int k) { return {kZetas[k], qinv_mul(kZetas[k])}; }
-constexpr Twiddle inv(int k) { return {-kZetas[k], qinv_mul(-kZetas[k])}; }
+constexpr ScalarTwiddles make_scalar_twiddles(bool inverse) {
+  ScalarTwiddles t{};
+  for (int k = 0; k < 32; ++k) {
+    const int32_t z = k == 0 ? (inverse ? mldsa::kInvNMont : 0) : inverse ? -kZetas[k] : kZetas[k];
+    t.zzq[k][0] = z;
+    t.zzq[k][1] = qinv_mul(z);
+  }
+  return t;
+}
+alignas(64) constexpr ScalarTwiddles kFwdScalars = make_scalar_twiddles(false);
+alignas(64) constexpr ScalarTwiddles kInvScalars = make_scalar_twiddles(true);
 
-inline __m256i splat(int32_t v) { return _mm256_set1_epi32(v); }
+// The table's address goes through an empty asm so the compiler cannot fold
+// the values into immediates: broadcasts from memory are plain loads, while
+// broadcasting a constant built in a general register costs two vector ops.
+inline const ScalarTwiddles* opaque(const ScalarTwiddles* t) {
+  asm("" : "+r"(t));
+  return t;
+}
 
-// mont(b * z) lane by lane; z, zq hold the twiddle and twiddle * qinv in every
-// lane (zo, zqo: the odd lanes' values moved to even positions).
-inline __m256i montmul(__m256i b, __m256i z, __m256i zq, __m256i zo, __m256i zqo) {
+// A twiddle as montmul wants it: z and zq = z * qinv in the even lanes, zo
+// and zqo the odd lanes' values moved down to the even lanes.
+struct Tw {
+  __m256i z, zq, zo, zqo;
+};
+inline Tw splat(const ScalarTwiddles* t, int k) {
+  const __m256i z = _mm256_set1_epi32(t->zzq[k][0]), zq = _mm256_set1_epi32(t->zzq[k][1]);
+  return {z, zq, z, zq};
+}
+inline __m256i load(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+inline void store(int32_t* p, __m256i v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+inline Tw lanes(const LaneTwiddles& t, int g, int off) {
+  return {load(t.z[g] + off), load(t.zq[g] + off), load(t.zo[g] + off), load(t.zqo[g] + off)};
+}
+
+// Odd lanes copied down onto the even ones (vpshufd, imm 3,3,1,1).
+inline __m256i odd_down(__m256i x) { return _mm256_shuffle_epi32(x, 0xF5); }
+
+// mont(b * z) lane by lane: the 64-bit products b*z and t*q (t = lo32(b * zq))
+// of the even and odd lanes. Their low halves agree, so each 64-bit
+// difference holds the result in its high half.
+inline __m256i montmul(__m256i b, const Tw& w) {
   const __m256i q = _mm256_set1_epi32(Q);
-  const __m256i bo = _mm256_srli_epi64(b, 32);
-  __m256i pe = _mm256_mul_epi32(b, z);
-  __m256i po = _mm256_mul_epi32(bo, zo);
-  const __m256i te = _mm256_mul_epi32(_mm256_mul_epi32(b, zq), q);
-  const __m256i to = _mm256_mul_epi32(_mm256_mul_epi32(bo, zqo), q);
-  pe = _mm256_sub_epi64(pe, te);
-  po = _mm256_sub_epi64(po, to);
-  return _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
-}
-inline __m256i montmul(__m256i b, Twiddle t) {
-  const __m256i z = splat(t.z), zq = splat(t.zq);
-  return montmul(b, z, zq, z, zq);
-}
-inline __m256i montmul_lanes(__m256i b, const int32_t* z, const int32_t* zq) {
-  const __m256i vz = _mm256_load_si256(reinterpret_cast<const __m256i*>(z));
-  const __m256i vzq = _mm256_load_si256(reinterpret_cast<const __m256i*>(zq));
-  return montmul(b, vz, vzq, _mm256_srli_epi64(vz, 32), _mm256_srli_epi64(vzq, 32));
+  const __m256i bo = odd_down(b);
+  const __m256i de = _mm256_sub_epi64(_mm256_mul_epi32(b, w.z), _mm256_mul_epi32(_mm256_mul_epi32(b, w.zq), q));
+  const __m256i dodd = _mm256_sub_epi64(_mm256_mul_epi32(bo, w.zo), _mm256_mul_epi32(_mm256_mul_epi32(bo, w.zqo), q));
+  return _mm256_blend_epi32(odd_down(de), dodd, 0xAA);
 }
 
 // Forward butterfly: (a, b) -> (a + t, a - t), t = mont(zeta * b).
-inline void fwd_bf(__m256i& a, __m256i& b, __m256i t) {
+inline void fwd_bf(__m256i& a, __m256i& b, const Tw& w) {
+  const __m256i t = montmul(b, w);
   b = _mm256_sub_epi32(a, t);
   a = _mm256_add_epi32(a, t);
 }
 // Inverse butterfly: (a, b) -> (a + b, mont(zeta' * (a - b))).
-inline __m256i inv_diff(__m256i& a, __m256i b) {
+inline void inv_bf(__m256i& a, __m256i& b, const Tw& w) {
   const __m256i d = _mm256_sub_epi32(a, b);
   a = _mm256_add_epi32(a, b);
-  return d;
+  b = montmul(d, w);
+}
+
+// One layer between whole vectors: butterflies (v[i], v[i + d]) for each i
+// with bit d clear; tws(i) gives the butterfly's twiddle.
+template <int D, class Bf, class Tws>
+inline void layer(__m256i v[8], Bf bf, Tws tws) {
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i)
+    if (!(i & D)) bf(v[i], v[i + D], tws(i));
 }
 
 inline void transpose8(__m256i v[8]) {
   __m256i t[8], u[8];
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     t[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
     t[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
   }
+#pragma GCC unroll 2
   for (int i = 0; i < 2; ++i) {
     u[4 * i + 0] = _mm256_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
     u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
     u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
     u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
   }
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     v[i] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x20);
     v[i + 4] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x31);
   }
 }
 
-inline __m256i load(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
-inline void store(int32_t* p, __m256i v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
-
 inline void ntt(mldsa::Poly* p) {
   int32_t* a = p->c;
+  const ScalarTwiddles* s = opaque(&kFwdScalars);
   __m256i v[8];
   for (int j = 0; j < 32; j += 8) {  // layers 128, 64, 32
+#pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) v[t] = load(a + j + 32 * t);
-    for (int t = 0; t < 4; ++t) fwd_bf(v[t], v[t + 4], montmul(v[t + 4], fwd(1)));
-    for (int h = 0; h < 2; ++h)
-      for (int t = 0; t < 2; ++t) fwd_bf(v[4 * h + t], v[4 * h + t + 2], montmul(v[4 * h + t + 2], fwd(2 + h)));
-    for (int h = 0; h < 4; ++h) fwd_bf(v[2 * h], v[2 * h + 1], montmul(v[2 * h + 1], fwd(4 + h)));
+    layer<4>(v, fwd_bf, [s](int) { return splat(s, 1); });
+    layer<2>(v, fwd_bf, [s](int t) { return splat(s, 2 + t / 4); });
+    layer<1>(v, fwd_bf, [s](int t) { return splat(s, 4 + t / 2); });
+#pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) store(a + j + 32 * t, v[t]);
   }
   for (int g = 0; g < 4; ++g) {  // layers 16, 8, then 4, 2, 1 transposed
     int32_t* b = a + 64 * g;
+#pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) v[r] = load(b + 8 * r);
-    for (int h = 0; h < 2; ++h)
-      for (int t = 0; t < 2; ++t) fwd_bf(v[4 * h + t], v[4 * h + t + 2], montmul(v[4 * h + t + 2], fwd(8 + 2 * g + h)));
-    for (int h = 0; h < 4; ++h) fwd_bf(v[2 * h], v[2 * h + 1], montmul(v[2 * h + 1], fwd(16 + 4 * g + h)));
+    layer<2>(v, fwd_bf, [s, g](int r) { return splat(s, 8 + 2 * g + r / 4); });
+    layer<1>(v, fwd_bf, [s, g](int r) { return splat(s, 16 + 4 * g + r / 2); });
     transpose8(v);
-    const int32_t* z = kFwdLanes.z[g];
-    const int32_t* zq = kFwdLanes.zq[g];
-    for (int c = 0; c < 4; ++c) fwd_bf(v[c], v[c + 4], montmul_lanes(v[c + 4], z, zq));
-    for (int h = 0; h < 2; ++h)
-      for (int c = 0; c < 2; ++c)
-        fwd_bf(v[4 * h + c], v[4 * h + c + 2], montmul_lanes(v[4 * h + c + 2], z + 8 + 8 * h, zq + 8 + 8 * h));
-    for (int pr = 0; pr < 4; ++pr)
-      fwd_bf(v[2 * pr], v[2 * pr + 1], montmul_lanes(v[2 * pr + 1], z + 24 + 8 * pr, zq + 24 + 8 * pr));
+    layer<4>(v, fwd_bf, [g](int) { return lanes(kFwdLanes, g, 0); });
+    layer<2>(v, fwd_bf, [g](int c) { return lanes(kFwdLanes, g, 8 + 8 * (c / 4)); });
+    layer<1>(v, fwd_bf, [g](int c) { return lanes(kFwdLanes, g, 24 + 8 * (c / 2)); });
     transpose8(v);
+#pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) store(b + 8 * r, v[r]);
   }
 }
 
 inline void invntt_tomont(mldsa::Poly* p) {
   int32_t* a = p->c;
+  const ScalarTwiddles* s = opaque(&kInvScalars);
   __m256i v[8];
   for (int g = 0; g < 4; ++g) {  // layers 1, 2, 4 transposed, then 8, 16
     int32_t* b = a + 64 * g;
+#pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) v[r] = load(b + 8 * r);
     transpose8(v);
-    const int32_t* z = kInvLanes.z[g];
-    const int32_t* zq = kInvLanes.zq[g];
-    for (int pr = 0; pr < 4; ++pr)
-      v[2 * pr + 1] = montmul_lanes(inv_diff(v[2 * pr], v[2 * pr + 1]), z + 24 + 8 * pr, zq + 24 + 8 * pr);
-    for (int h = 0; h < 2; ++h)
-      for (int c = 0; c < 2; ++c)
-        v[4 * h + c + 2] = montmul_lanes(inv_diff(v[4 * h + c], v[4 * h + c + 2]), z + 8 + 8 * h, zq + 8 + 8 * h);
-    for (int c = 0; c < 4; ++c) v[c + 4] = montmul_lanes(inv_diff(v[c], v[c + 4]), z, zq);
+    layer<1>(v, inv_bf, [g](int c) { return lanes(kInvLanes, g, 24 + 8 * (c / 2)); });
+    layer<2>(v, inv_bf, [g](int c) { return lanes(kInvLanes, g, 8 + 8 * (c / 4)); });
+    layer<4>(v, inv_bf, [g](int) { return lanes(kInvLanes, g, 0); });
     transpose8(v);
-    for (int h = 0; h < 4; ++h) v[2 * h + 1] = montmul(inv_diff(v[2 * h], v[2 * h + 1]), inv(31 - (4 * g + h)));
-    for (int h = 0; h < 2; ++h)
-      for (int t = 0; t < 2; ++t)
-        v[4 * h + t + 2] = montmul(inv_diff(v[4 * h + t], v[4 * h + t + 2]), inv(15 - (2 * g + h)));
+    layer<1>(v, inv_bf, [s, g](int r) { return splat(s, 31 - (4 * g + r / 2)); });
+    layer<2>(v, inv_bf, [s, g](int r) { return splat(s, 15 - (2 * g + r / 4)); });
+#pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) store(b + 8 * r, v[r]);
   }
-  const Twiddle f{mldsa::kInvNMont, qinv_mul(mldsa::kInvNMont)};
   for (int j = 0; j < 32; j += 8) {  // layers 32, 64, 128, then the 2^64/256 factor
+#pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) v[t] = load(a + j + 32 * t);
-    for (int h = 0; h < 4; ++h) v[2 * h + 1] = montmul(inv_diff(v[2 * h], v[2 * h + 1]), inv(7 - h));
-    for (int h = 0; h < 2; ++h)
-      for (int t = 0; t < 2; ++t) v[4 * h + t + 2] = montmul(inv_diff(v[4 * h + t], v[4 * h + t + 2]), inv(3 - h));
-    for (int t = 0; t < 4; ++t) v[t + 4] = montmul(inv_diff(v[t], v[t + 4]), inv(1));
+    layer<1>(v, inv_bf, [s](int t) { return splat(s, 7 - t / 2); });
+    layer<2>(v, inv_bf, [s](int t) { return splat(s, 3 - t / 4); });
+    layer<4>(v, inv_bf, [s](int) { return splat(s, 1); });
+    const Tw f = splat(s, 0);
+#pragma GCC unroll 8
     for (int t = 0; t < 8; ++t) store(a + j + 32 * t, montmul(v[t], f));
   }
 }
@@ -212,15 +245,25 @@ inline __m256i montmul_vv(__m256i a, __m256i b) {
 
 // reduce32: a - round(a / 2^23) * q.
 inline __m256i reduce32(__m256i a) {
-  const __m256i t = _mm256_srai_epi32(_mm256_add_epi32(a, splat(1 << 22)), 23);
-  return _mm256_sub_epi32(a, _mm256_mullo_epi32(t, splat(Q)));
+  const __m256i t = _mm256_srai_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(1 << 22)), 23);
+  return _mm256_sub_epi32(a, _mm256_mullo_epi32(t, _mm256_set1_epi32(Q)));
 }
 
+// Four accumulators (32 coefficients) stay in registers while the terms
+// stream through.
 inline void pointwise_acc(mldsa::Poly* c, const mldsa::Poly* a, const mldsa::Poly* b, unsigned n) {
-  for (int j = 0; j < N; j += 8) {
-    __m256i acc = montmul_vv(load(a[0].c + j), load(b[0].c + j));
-    for (unsigned i = 1; i < n; ++i) acc = _mm256_add_epi32(acc, montmul_vv(load(a[i].c + j), load(b[i].c + j)));
-    store(c->c + j, reduce32(acc));
+  constexpr int kAcc = 4;
+  for (int j = 0; j < N; j += 8 * kAcc) {
+    __m256i acc[kAcc];
+#pragma GCC unroll 4
+    for (int r = 0; r < kAcc; ++r) acc[r] = montmul_vv(load(a[0].c + j + 8 * r), load(b[0].c + j + 8 * r));
+    for (unsigned i = 1; i < n; ++i) {
+#pragma GCC unroll 4
+      for (int r = 0; r < kAcc; ++r)
+        acc[r] = _mm256_add_epi32(acc[r], montmul_vv(load(a[i].c + j + 8 * r), load(b[i].c + j + 8 * r)));
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kAcc; ++r) store(c->c + j + 8 * r, reduce32(acc[r]));
   }
 }
 

@@ -3,7 +3,8 @@
 // 128..16 run between whole vectors with broadcast twiddles; a 16x16
 // transpose then puts each 16-coefficient block in one lane, so layers 8..1
 // also run between whole vectors (per-lane twiddles), and a second transpose
-// restores the order. The inverse runs the same steps backwards.
+// restores the order. The inverse runs the same steps backwards. Every loop
+// is unrolled so the 16 vectors stay in registers (no spills).
 //
 // Bit-identical to the ref backend for the same reason as cpu/avx2/ntt8.h:
 // the same butterflies with the same exact Montgomery reduction.
@@ -30,9 +31,11 @@ constexpr int32_t qinv_mul(int32_t z) {
 
 // Per-lane twiddles after the transpose (lane r = coefficients 16r..16r+15):
 // row 0: layer 8; rows 1-2: layer 4 (h = 0, 1); rows 3-6: layer 2 (quarter
-// 0..3); rows 7-14: layer 1 (pair 0..7).
+// 0..3); rows 7-14: layer 1 (pair 0..7). z: the twiddle; zq: twiddle * qinv
+// mod 2^32; zo, zqo: the odd lanes' values moved down to the even lanes
+// (vpmuldq reads even lanes only).
 struct LaneTwiddles {
-  int32_t z[15][16], zq[15][16];
+  int32_t z[15][16], zq[15][16], zo[15][16], zqo[15][16];
 };
 
 constexpr LaneTwiddles make_lane_twiddles(bool inverse) {
@@ -49,54 +52,94 @@ constexpr LaneTwiddles make_lane_twiddles(bool inverse) {
       t.zq[e][r] = qinv_mul(z);
     }
   }
+  for (int e = 0; e < 15; ++e)
+    for (int r = 0; r < 16; ++r) {
+      t.zo[e][r] = t.z[e][r | 1];
+      t.zqo[e][r] = t.zq[e][r | 1];
+    }
   return t;
 }
 
 alignas(64) constexpr LaneTwiddles kFwdLanes = make_lane_twiddles(false);
 alignas(64) constexpr LaneTwiddles kInvLanes = make_lane_twiddles(true);
 
-struct Twiddle {
-  int32_t z, zq;
+// A twiddle in the four forms montmul wants (see LaneTwiddles).
+struct Tw {
+  __m512i z, zq, zo, zqo;
 };
-constexpr Twiddle fwd(int k) { return {kZetas[k], qinv_mul(kZetas[k])}; }
-constexpr Twiddle inv(int k) { return {-kZetas[k], qinv_mul(-kZetas[k])}; }
+inline Tw lanes(const LaneTwiddles& t, int row) {
+  return {_mm512_load_si512(t.z[row]), _mm512_load_si512(t.zq[row]), _mm512_load_si512(t.zo[row]),
+          _mm512_load_si512(t.zqo[row])};
+}
 
-inline __m512i montmul(__m512i b, __m512i z, __m512i zq, __m512i zo, __m512i zqo) {
+// Broadcast twiddles {zeta, zeta * qinv} for layers 128..16: [k] = zeta_k
+// (forward), -zeta_k (inverse); [0] of the inverse table is 2^64/256 mod q.
+struct ScalarTwiddles {
+  int32_t zzq[16][2];
+};
+constexpr ScalarTwiddles make_scalar_twiddles(bool inverse) {
+  ScalarTwiddles t{};
+  for (int k = 0; k < 16; ++k) {
+    const int32_t z = k == 0 ? (inverse ? mldsa::kInvNMont : 0) : inverse ? -kZetas[k] : kZetas[k];
+    t.zzq[k][0] = z;
+    t.zzq[k][1] = qinv_mul(z);
+  }
+  return t;
+}
+alignas(64) constexpr ScalarTwiddles kFwdScalars = make_scalar_twiddles(false);
+alignas(64) constexpr ScalarTwiddles kInvScalars = make_scalar_twiddles(true);
+
+// The table's address goes through an empty asm so the compiler cannot fold
+// the values into immediates: broadcasts from memory are plain loads, while
+// broadcasting a constant built in a general register costs a vector op each.
+inline const ScalarTwiddles* opaque(const ScalarTwiddles* t) {
+  asm("" : "+r"(t));
+  return t;
+}
+inline Tw splat(const ScalarTwiddles* t, int k) {
+  const __m512i z = _mm512_set1_epi32(t->zzq[k][0]), zq = _mm512_set1_epi32(t->zzq[k][1]);
+  return {z, zq, z, zq};
+}
+
+// Odd lanes copied down onto the even ones (vpshufd, imm 3,3,1,1).
+inline __m512i odd_down(__m512i x) { return _mm512_shuffle_epi32(x, _MM_PERM_DDBB); }
+
+// mont(b * z) per lane, exactly the ref's (b*z - t*q) >> 32 with
+// t = lo32(b * z * qinv) = lo32(b * zq): vpmuldq gives the 64-bit products
+// b*z, b*zq (low half t) and t*q of the even lanes, and of the odd lanes
+// after one vpshufd. The low halves of b*z and t*q agree, so the 64-bit
+// difference holds the result in its high half; one masked vpshufd gathers
+// the 16 high halves. (vpmulld for t measures the same on Zen 5 but is two
+// uops with latency 10 on Intel.)
+inline __m512i montmul(__m512i b, const Tw& w) {
   const __m512i q = _mm512_set1_epi32(Q);
-  const __m512i bo = _mm512_srli_epi64(b, 32);
-  __m512i pe = _mm512_mul_epi32(b, z);
-  __m512i po = _mm512_mul_epi32(bo, zo);
-  const __m512i te = _mm512_mul_epi32(_mm512_mul_epi32(b, zq), q);
-  const __m512i to = _mm512_mul_epi32(_mm512_mul_epi32(bo, zqo), q);
-  pe = _mm512_sub_epi64(pe, te);
-  po = _mm512_sub_epi64(po, to);
-  return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
-}
-inline __m512i montmul(__m512i b, Twiddle t) {
-  const __m512i z = _mm512_set1_epi32(t.z), zq = _mm512_set1_epi32(t.zq);
-  return montmul(b, z, zq, z, zq);
-}
-inline __m512i montmul_lanes(__m512i b, const LaneTwiddles& t, int row) {
-  const __m512i z = _mm512_load_si512(t.z[row]), zq = _mm512_load_si512(t.zq[row]);
-  return montmul(b, z, zq, _mm512_srli_epi64(z, 32), _mm512_srli_epi64(zq, 32));
+  const __m512i bo = odd_down(b);
+  const __m512i de = _mm512_sub_epi64(_mm512_mul_epi32(b, w.z), _mm512_mul_epi32(_mm512_mul_epi32(b, w.zq), q));
+  const __m512i dodd = _mm512_sub_epi64(_mm512_mul_epi32(bo, w.zo), _mm512_mul_epi32(_mm512_mul_epi32(bo, w.zqo), q));
+  return _mm512_mask_shuffle_epi32(dodd, 0x5555, de, _MM_PERM_DDBB);
 }
 
-inline void fwd_bf(__m512i& a, __m512i& b, __m512i t) {
+// Forward butterfly: (a, b) -> (a + t, a - t), t = mont(zeta * b).
+inline void fwd_bf(__m512i& a, __m512i& b, const Tw& w) {
+  const __m512i t = montmul(b, w);
   b = _mm512_sub_epi32(a, t);
   a = _mm512_add_epi32(a, t);
 }
-inline __m512i inv_diff(__m512i& a, __m512i b) {
+// Inverse butterfly: (a, b) -> (a + b, mont(zeta' * (a - b))).
+inline void inv_bf(__m512i& a, __m512i& b, const Tw& w) {
   const __m512i d = _mm512_sub_epi32(a, b);
   a = _mm512_add_epi32(a, b);
-  return d;
+  b = montmul(d, w);
 }
 
 inline void transpose16(__m512i v[16]) {
   __m512i t[16], u[16];
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
     t[2 * i + 1] = _mm512_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
   }
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i) {
     u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
     u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
@@ -105,6 +148,7 @@ inline void transpose16(__m512i v[16]) {
   }
   // u[4i + j], 128-bit block L = column 4L + j of rows 4i..4i+3: a 4x4
   // transpose of 128-bit blocks finishes the job.
+#pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) {
     const __m512i x0 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x44);
     const __m512i x1 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xEE);
@@ -117,66 +161,80 @@ inline void transpose16(__m512i v[16]) {
   }
 }
 
+// One layer between whole vectors: butterflies (v[i], v[i + d]) for each i
+// with bit d clear; Tws(i) gives the twiddle of the butterfly.
+template <int D, class Bf, class Tws>
+inline void layer(__m512i v[16], Bf bf, Tws tws) {
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i)
+    if (!(i & D)) bf(v[i], v[i + D], tws(i));
+}
+
 inline void ntt(mldsa::Poly* p) {
+  const ScalarTwiddles* s = opaque(&kFwdScalars);
   __m512i v[16];
+#pragma GCC unroll 16
   for (int r = 0; r < 16; ++r) v[r] = _mm512_load_si512(p->c + 16 * r);
-  for (int r = 0; r < 8; ++r) fwd_bf(v[r], v[r + 8], montmul(v[r + 8], fwd(1)));
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 4)) fwd_bf(v[r], v[r + 4], montmul(v[r + 4], fwd(2 + r / 8)));
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 2)) fwd_bf(v[r], v[r + 2], montmul(v[r + 2], fwd(4 + r / 4)));
-  for (int r = 0; r < 16; r += 2) fwd_bf(v[r], v[r + 1], montmul(v[r + 1], fwd(8 + r / 2)));
+  layer<8>(v, fwd_bf, [s](int) { return splat(s, 1); });
+  layer<4>(v, fwd_bf, [s](int r) { return splat(s, 2 + r / 8); });
+  layer<2>(v, fwd_bf, [s](int r) { return splat(s, 4 + r / 4); });
+  layer<1>(v, fwd_bf, [s](int r) { return splat(s, 8 + r / 2); });
   transpose16(v);
-  for (int c = 0; c < 8; ++c) fwd_bf(v[c], v[c + 8], montmul_lanes(v[c + 8], kFwdLanes, 0));
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 4)) fwd_bf(v[c], v[c + 4], montmul_lanes(v[c + 4], kFwdLanes, 1 + c / 8));
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 2)) fwd_bf(v[c], v[c + 2], montmul_lanes(v[c + 2], kFwdLanes, 3 + c / 4));
-  for (int c = 0; c < 16; c += 2) fwd_bf(v[c], v[c + 1], montmul_lanes(v[c + 1], kFwdLanes, 7 + c / 2));
+  layer<8>(v, fwd_bf, [](int) { return lanes(kFwdLanes, 0); });
+  layer<4>(v, fwd_bf, [](int c) { return lanes(kFwdLanes, 1 + c / 8); });
+  layer<2>(v, fwd_bf, [](int c) { return lanes(kFwdLanes, 3 + c / 4); });
+  layer<1>(v, fwd_bf, [](int c) { return lanes(kFwdLanes, 7 + c / 2); });
   transpose16(v);
+#pragma GCC unroll 16
   for (int r = 0; r < 16; ++r) _mm512_store_si512(p->c + 16 * r, v[r]);
 }
 
 inline void invntt_tomont(mldsa::Poly* p) {
+  const ScalarTwiddles* s = opaque(&kInvScalars);
   __m512i v[16];
+#pragma GCC unroll 16
   for (int r = 0; r < 16; ++r) v[r] = _mm512_load_si512(p->c + 16 * r);
   transpose16(v);
-  for (int c = 0; c < 16; c += 2) v[c + 1] = montmul_lanes(inv_diff(v[c], v[c + 1]), kInvLanes, 7 + c / 2);
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 2)) v[c + 2] = montmul_lanes(inv_diff(v[c], v[c + 2]), kInvLanes, 3 + c / 4);
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 4)) v[c + 4] = montmul_lanes(inv_diff(v[c], v[c + 4]), kInvLanes, 1 + c / 8);
-  for (int c = 0; c < 8; ++c) v[c + 8] = montmul_lanes(inv_diff(v[c], v[c + 8]), kInvLanes, 0);
+  layer<1>(v, inv_bf, [](int c) { return lanes(kInvLanes, 7 + c / 2); });
+  layer<2>(v, inv_bf, [](int c) { return lanes(kInvLanes, 3 + c / 4); });
+  layer<4>(v, inv_bf, [](int c) { return lanes(kInvLanes, 1 + c / 8); });
+  layer<8>(v, inv_bf, [](int) { return lanes(kInvLanes, 0); });
   transpose16(v);
-  for (int r = 0; r < 16; r += 2) v[r + 1] = montmul(inv_diff(v[r], v[r + 1]), inv(15 - r / 2));
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 2)) v[r + 2] = montmul(inv_diff(v[r], v[r + 2]), inv(7 - r / 4));
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 4)) v[r + 4] = montmul(inv_diff(v[r], v[r + 4]), inv(3 - r / 8));
-  for (int r = 0; r < 8; ++r) v[r + 8] = montmul(inv_diff(v[r], v[r + 8]), inv(1));
-  const Twiddle f{mldsa::kInvNMont, qinv_mul(mldsa::kInvNMont)};
+  layer<1>(v, inv_bf, [s](int r) { return splat(s, 15 - r / 2); });
+  layer<2>(v, inv_bf, [s](int r) { return splat(s, 7 - r / 4); });
+  layer<4>(v, inv_bf, [s](int r) { return splat(s, 3 - r / 8); });
+  layer<8>(v, inv_bf, [s](int) { return splat(s, 1); });
+  const Tw f = splat(s, 0);
+#pragma GCC unroll 16
   for (int r = 0; r < 16; ++r) _mm512_store_si512(p->c + 16 * r, montmul(v[r], f));
 }
 
+// mont(a * b) per lane for arbitrary a, b: the 64-bit products of the even
+// and odd lanes, t = lo32(product * qinv), then as montmul.
 inline __m512i montmul_vv(__m512i a, __m512i b) {
   const __m512i q = _mm512_set1_epi32(Q), qinv = _mm512_set1_epi32(mldsa::QINV);
-  const __m512i ao = _mm512_srli_epi64(a, 32), bo = _mm512_srli_epi64(b, 32);
-  __m512i pe = _mm512_mul_epi32(a, b);
-  __m512i po = _mm512_mul_epi32(ao, bo);
-  const __m512i te = _mm512_mul_epi32(_mm512_mul_epu32(pe, qinv), q);
-  const __m512i to = _mm512_mul_epi32(_mm512_mul_epu32(po, qinv), q);
-  pe = _mm512_sub_epi64(pe, te);
-  po = _mm512_sub_epi64(po, to);
-  return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(pe, 32), po);
+  const __m512i pe = _mm512_mul_epi32(a, b);
+  const __m512i po = _mm512_mul_epi32(odd_down(a), odd_down(b));
+  const __m512i de = _mm512_sub_epi64(pe, _mm512_mul_epi32(_mm512_mul_epu32(pe, qinv), q));
+  const __m512i dodd = _mm512_sub_epi64(po, _mm512_mul_epi32(_mm512_mul_epu32(po, qinv), q));
+  return _mm512_mask_shuffle_epi32(dodd, 0x5555, de, _MM_PERM_DDBB);
 }
 
+// The 16 accumulators (the whole output polynomial) stay in registers while
+// the terms stream through.
 inline void pointwise_acc(mldsa::Poly* c, const mldsa::Poly* a, const mldsa::Poly* b, unsigned n) {
-  for (int j = 0; j < N; j += 16) {
-    __m512i acc = montmul_vv(_mm512_load_si512(a[0].c + j), _mm512_load_si512(b[0].c + j));
-    for (unsigned i = 1; i < n; ++i)
-      acc = _mm512_add_epi32(acc, montmul_vv(_mm512_load_si512(a[i].c + j), _mm512_load_si512(b[i].c + j)));
-    const __m512i t = _mm512_srai_epi32(_mm512_add_epi32(acc, _mm512_set1_epi32(1 << 22)), 23);  // reduce32
-    _mm512_store_si512(c->c + j, _mm512_sub_epi32(acc, _mm512_mullo_epi32(t, _mm512_set1_epi32(Q))));
+  __m512i acc[16];
+#pragma GCC unroll 16
+  for (int r = 0; r < 16; ++r) acc[r] = montmul_vv(_mm512_load_si512(a[0].c + 16 * r), _mm512_load_si512(b[0].c + 16 * r));
+  for (unsigned i = 1; i < n; ++i) {
+#pragma GCC unroll 16
+    for (int r = 0; r < 16; ++r)
+      acc[r] = _mm512_add_epi32(acc[r], montmul_vv(_mm512_load_si512(a[i].c + 16 * r), _mm512_load_si512(b[i].c + 16 * r)));
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < 16; ++r) {
+    const __m512i t = _mm512_srai_epi32(_mm512_add_epi32(acc[r], _mm512_set1_epi32(1 << 22)), 23);  // reduce32
+    _mm512_store_si512(c->c + 16 * r, _mm512_sub_epi32(acc[r], _mm512_mullo_epi32(t, _mm512_set1_epi32(Q))));
   }
 }
 

@@ -35,8 +35,9 @@ class BackendEquivalence : public BackendTest {
   void fill_bytes(uint8_t* p, size_t n) {
     for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(rng_());
   }
-  // Random coefficients in [-(bound-1), bound-1], with every 4th input made of
-  // extremes only (all +max, all -max, alternating, max mixed with 0).
+  // Random coefficients in [-(bound-1), bound-1], with 5 inputs in 8 made of
+  // extremes only (all +max, all -max, alternating, max mixed with 0, and
+  // +-max with random signs so even and odd vector lanes see both).
   void fill_poly(Poly* a, int32_t bound, int trial) {
     const int32_t m = bound - 1;
     for (int j = 0; j < N; ++j) {
@@ -44,6 +45,7 @@ class BackendEquivalence : public BackendTest {
         case 1: a->c[j] = m; break;
         case 3: a->c[j] = -m; break;
         case 5: a->c[j] = (j & 1) ? m : -m; break;
+        case 6: a->c[j] = (rng_() & 1) ? m : -m; break;
         case 7: a->c[j] = (j % 3 == 0) ? 0 : ((j & 2) ? m : -m); break;
         default: a->c[j] = uniform(-m, m);
       }
