@@ -80,8 +80,16 @@ const PrivateKey::Expanded& signing_form(const PrivateKey::Expanded& x);
 // The key's t1_hat, filled from pk on the first call; thread-safe.
 const PublicKey::Expanded& verify_form(const PublicKey::Expanded& x);
 
-// Algorithm 7 from line 7 on, for an expanded secret key and its A^.
+// FIPS 204 Appendix C lets Sign_internal stop after a number of attempts no
+// lower than 814 (ML-DSA-44's bound, the largest of the three): reaching it
+// has probability below 2^-256 for a valid key, so it only ends the endless
+// loop a corrupt key (not checked by sign_encoded) could cause.
+inline constexpr unsigned kMaxSignAttempts = 814;
+
+// Algorithm 7 from line 7 on, for an expanded secret key and its A^;
+// Status::sign_attempts_exhausted after max_attempts rejected attempts
+// (lowered only by tests).
 Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<const uint8_t> mu, const uint8_t* rnd,
-                        uint8_t* sig);
+                        uint8_t* sig, unsigned max_attempts = kMaxSignAttempts);
 
 }  // namespace mldsa

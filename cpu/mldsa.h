@@ -63,6 +63,7 @@ enum class Status : int {
   sig_malformed_hint,   // hint indices not increasing, over omega, or non-zero padding
   unsupported_hash,     // a hash the core cannot compute itself (SHA-2)
   rng_failure,          // the OS random source failed
+  sign_attempts_exhausted,  // no signature within FIPS 204's loop limit (never, for a valid key)
   internal_error,
 };
 const char* status_string(Status s);

@@ -42,6 +42,7 @@ const char* status_string(Status s) {
     case Status::sig_malformed_hint: return "signature hint is malformed";
     case Status::unsupported_hash: return "hash not computed by the core";
     case Status::rng_failure: return "random number source failed";
+    case Status::sign_attempts_exhausted: return "no signature within the loop limit (814 attempts)";
     case Status::internal_error: return "internal error";
   }
   return "unknown status";

@@ -39,7 +39,7 @@ struct SignScratch {
 }  // namespace
 
 Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<const uint8_t> mu, const uint8_t* rnd,
-                        uint8_t* sig) {
+                        uint8_t* sig, unsigned max_attempts) {
   if (mu.size() != MU_BYTES) return Status::bad_mu_length;
   const Params& p = *x.p;
   const Backend& be = backend();
@@ -71,7 +71,8 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
   uint8_t* w1enc = s.w1enc;
   Poly& c_hat = s.c_hat;
 
-  for (uint32_t kappa = 0;; kappa += p.l) {
+  for (uint32_t kappa = 0, attempt = 0;; kappa += p.l) {
+    if (attempt++ == max_attempts) return Status::sign_attempts_exhausted;
     // y = ExpandMask(rho'', kappa); w = A^ * NTT(y)  (lines 11-12)
     be.expand_mask(s.y, p.l, s.rhopp, static_cast<uint16_t>(kappa), p.gamma1_bits);
     Poly* y_hat = s.z;  // z is not needed until y_hat is used up

@@ -35,6 +35,7 @@ const OSSL_ITEM kReasons[] = {
     {R_WRONG_KEY_TYPE, const_cast<char*>("key is not of this ML-DSA parameter set")},
     {R_BUFFER_TOO_SMALL, const_cast<char*>("output buffer too small")},
     {R_RNG_FAILURE, const_cast<char*>("random number generation failed")},
+    {R_SIGN_ATTEMPTS_EXHAUSTED, const_cast<char*>("no signature within the FIPS 204 loop limit (is the private key corrupt?)")},
     {R_BAD_ENCODING, const_cast<char*>("malformed ML-DSA key encoding")},
     {R_FORMAT_NOT_ALLOWED, const_cast<char*>("ML-DSA private key format not allowed by ml-dsa.input_formats")},
     {R_UNKNOWN_FORMAT, const_cast<char*>("unknown ML-DSA private key format")},
@@ -159,6 +160,7 @@ void raise_status(mldsa::Status s, const char* file, int line, const char* func)
     case Status::sig_malformed_hint: reason = R_MALFORMED_HINT; break;
     case Status::unsupported_hash: reason = R_UNSUPPORTED_DIGEST; break;
     case Status::rng_failure: reason = R_RNG_FAILURE; break;
+    case Status::sign_attempts_exhausted: reason = R_SIGN_ATTEMPTS_EXHAUSTED; break;
     case Status::internal_error: reason = R_INTERNAL_ERROR; break;
   }
   raise_error(reason, file, line, func);

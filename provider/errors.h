@@ -30,6 +30,7 @@ enum Reason : int {
   R_WRONG_KEY_TYPE,
   R_BUFFER_TOO_SMALL,
   R_RNG_FAILURE,
+  R_SIGN_ATTEMPTS_EXHAUSTED,
   R_BAD_ENCODING,                // malformed DER / key format
   R_FORMAT_NOT_ALLOWED,          // PKCS#8 format not in ml-dsa.input_formats
   R_UNKNOWN_FORMAT,

@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "cpu/key_expanded.h"
 #include "cpu/mldsa.h"
 #include "tests/core/backend_request.h"
 #include "tests/core/test_keys.h"
@@ -190,6 +191,32 @@ TEST_P(Decode, SignEncodedChecksTheKey) {
   EXPECT_EQ(sign_encoded(p(), sk, msg, {}, zeros.data(), b.data()), Status::sk_s2_out_of_range);
   const std::vector<uint8_t> ctx256(256, 0);
   EXPECT_EQ(sign_encoded(p(), sk_, msg, ctx256, zeros.data(), b.data()), Status::context_too_long);
+}
+
+// The FIPS 204 Appendix C loop limit: with a limit of one attempt, some
+// messages find no signature and say so; the rest sign exactly as without it.
+TEST_P(Decode, SigningLoopLimit) {
+  const std::vector<uint8_t> zeros(RND_BYTES, 0);
+  const PrivateKey::Expanded& x = signing_form(key_->expanded());
+  const Poly* A = key_->public_key().expanded().A;
+  unsigned exhausted = 0, signed_first_try = 0;
+  for (uint8_t m = 0; m < 32; ++m) {
+    uint8_t mu[MU_BYTES] = {m};
+    std::vector<uint8_t> limited(p().sig_bytes), unlimited(p().sig_bytes);
+    ASSERT_EQ(sign_mu_expanded(x, A, mu, zeros.data(), unlimited.data()), Status::ok);
+    Status st = sign_mu_expanded(x, A, mu, zeros.data(), limited.data(), 1);
+    if (st == Status::sign_attempts_exhausted) {
+      ++exhausted;
+    } else {
+      ASSERT_EQ(st, Status::ok);
+      EXPECT_EQ(limited, unlimited);
+      ++signed_first_try;
+    }
+  }
+  // About 1 in 4 (ML-DSA-44) to 1 in 5 (65) attempts succeed: both outcomes occur.
+  EXPECT_GT(exhausted, 0u);
+  EXPECT_GT(signed_first_try, 0u);
+  EXPECT_STREQ(status_string(Status::sign_attempts_exhausted), "no signature within the loop limit (814 attempts)");
 }
 
 TEST_P(Decode, InconsistentSecretKey) {
