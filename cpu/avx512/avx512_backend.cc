@@ -14,6 +14,7 @@
 #include "cpu/avx2/poly8.h"
 #include "cpu/avx2/sampling_lanes.h"
 #include "cpu/avx512/ntt16.h"
+#include "cpu/avx512/sampling16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/packing.h"
@@ -83,14 +84,14 @@ void invntt_tomont_avx512(Poly* a) { ntt16::invntt_tomont(a); }
 void pointwise_acc_avx512(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt16::pointwise_acc(c, a, b, n); }
 
 void expand_a_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
-  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l, poly8::rej_ntt);
+  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l, sampling16::rej_ntt);
 }
 // Four or fewer polynomials: the 4-way permutation costs less than half-empty 8-way.
 void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
   if (n <= 4)
-    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);
+    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
   else
-    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);
+    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
 }
 void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   if (l <= 4)
