@@ -95,9 +95,9 @@ void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned e
 }
 void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   if (l <= 4)
-    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);
+    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, sampling16::unpack_z);
   else
-    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, poly8::unpack_z);
+    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, sampling16::unpack_z);
 }
 
 }  // namespace

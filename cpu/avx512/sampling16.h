@@ -1,8 +1,10 @@
-// sampling16.h - the rejection samplers of ExpandA (RejNTTPoly, Algorithm 30)
-// and ExpandS (RejBoundedPoly, Algorithm 31) on 16 x int32 lanes: each step
-// turns 16 candidates into a keep mask, packs the kept ones to the front with
-// vpcompressd and appends them. AVX-512F/BW/VL only (no VBMI). Same results as
+// sampling16.h - the stream parsers of ExpandA, ExpandS and ExpandMask on
+// 16 x int32 lanes. The rejection samplers (RejNTTPoly, Algorithm 30;
+// RejBoundedPoly, Algorithm 31) turn 16 candidates into a keep mask, pack the
+// kept ones to the front with vpcompressd and append them: same results as
 // mldsa::rej_ntt_coeffs / mldsa::rej_bounded_coeffs on any (ctr, buf, len).
+// ExpandMask's BitUnpack decodes 16 coefficients a step, as mldsa::unpack_z.
+// AVX-512F/BW/VL only (no VBMI).
 //
 // Anonymous namespace on purpose (built with the AVX-512 backend's flags only).
 #pragma once
@@ -101,6 +103,56 @@ inline unsigned rej_bounded_eta(int32_t* a, unsigned ctr, const uint8_t* buf, si
 
 inline unsigned rej_bounded(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len, unsigned eta) {
   return eta == 2 ? rej_bounded_eta<2>(a, ctr, buf, len) : rej_bounded_eta<4>(a, ctr, buf, len);
+}
+
+// ExpandMask's unpacking (Algorithm 34, BitUnpack with b = 2^g, g = 17 or 19):
+// z_i = 2^g - (bits (g+1)i .. (g+1)i + g of the stream). 16 coefficients
+// take 36 or 40 bytes; 128-bit lane k decodes coefficients 4k..4k+3. vpermd
+// brings the dwords holding the lane's bytes into it, vpshufb gives each
+// coefficient its 3-byte window, vpsrlvd drops the bits below it.
+template <unsigned kBits>  // g + 1
+struct UnpackZ16 {
+  int32_t idx[16];
+  int8_t window[64];
+  int32_t shift[16];
+};
+template <unsigned kBits>
+constexpr UnpackZ16<kBits> make_unpack_z16() {
+  UnpackZ16<kBits> t{};
+  for (unsigned k = 0; k < 4; ++k) {
+    const unsigned first = kBits * 4 * k / 8 / 4;  // the dword holding the lane's first byte
+    for (unsigned j = 0; j < 4; ++j) {
+      const unsigned bit = kBits * (4 * k + j);
+      t.idx[4 * k + j] = static_cast<int32_t>(first + j);
+      for (unsigned b = 0; b < 4; ++b)
+        t.window[16 * k + 4 * j + b] = b < 3 ? static_cast<int8_t>(bit / 8 - 4 * first + b) : -1;
+      t.shift[4 * k + j] = static_cast<int32_t>(bit % 8);
+    }
+  }
+  return t;
+}
+
+template <unsigned kBits>
+inline void unpack_z_bits(mldsa::Poly* z, const uint8_t* in) {
+  static constexpr UnpackZ16<kBits> kT = make_unpack_z16<kBits>();
+  constexpr unsigned kStep = 2 * kBits;  // bytes per 16 coefficients
+  const __m512i idx = _mm512_loadu_si512(kT.idx);
+  const __m512i window = _mm512_loadu_si512(kT.window);
+  const __m512i shift = _mm512_loadu_si512(kT.shift);
+  const __m512i mask = _mm512_set1_epi32((1 << kBits) - 1);
+  const __m512i gamma1 = _mm512_set1_epi32(1 << (kBits - 1));
+  for (int i = 0; i < mldsa::N; i += 16, in += kStep) {
+    const __m512i raw = _mm512_maskz_loadu_epi8(first_bytes(kStep), in);
+    const __m512i v = _mm512_srlv_epi32(_mm512_shuffle_epi8(_mm512_permutexvar_epi32(idx, raw), window), shift);
+    _mm512_storeu_si512(z->c + i, _mm512_sub_epi32(gamma1, _mm512_and_si512(v, mask)));
+  }
+}
+
+inline void unpack_z(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) {
+  if (gamma1_bits == 17)
+    unpack_z_bits<18>(z, in);
+  else
+    unpack_z_bits<20>(z, in);
 }
 
 }  // namespace sampling16

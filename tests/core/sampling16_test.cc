@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cpu/mldsa.h"
+#include "cpu/packing.h"
 #include "cpu/sampling.h"
 
 // Only the samplers and their callers get the AVX-512 flags; the rest of the
@@ -29,6 +30,7 @@ unsigned rej_ntt16(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len) {
 unsigned rej_bounded16(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len, unsigned eta) {
   return sampling16::rej_bounded(a, ctr, buf, len, eta);
 }
+void unpack_z16(mldsa::Poly* z, const uint8_t* in, unsigned gamma1_bits) { sampling16::unpack_z(z, in, gamma1_bits); }
 }  // namespace
 #pragma GCC pop_options
 
@@ -124,6 +126,24 @@ TEST(Sampling16, RejBoundedMatchesPortable) {
       compare(portable, vectorised, pick_ctr(rng, trial), buf, len, eta == 2 ? "RejBoundedPoly eta 2" : "RejBoundedPoly eta 4",
               trial);
       if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// ExpandMask's BitUnpack: random streams, and all-zero / all-one ones (the
+// ends of [-gamma1 + 1, gamma1]).
+TEST(Sampling16, UnpackZMatchesPortable) {
+  if (!have_avx512()) GTEST_SKIP() << "skipped: no AVX-512 on this CPU";
+  std::mt19937_64 rng(0x756e7061636b7a31ull);
+  for (unsigned bits : {17u, 19u}) {
+    for (int trial = 0; trial < 2000; ++trial) {
+      std::vector<uint8_t> in(32 * (bits + 1));
+      for (uint8_t& b : in) b = trial == 0 ? 0 : trial == 1 ? 0xFF : static_cast<uint8_t>(rng());
+      Poly a, b;
+      unpack_z(&a, in.data(), bits);
+      unpack_z16(&b, in.data(), bits);
+      for (int i = 0; i < N; ++i)
+        ASSERT_EQ(a.c[i], b.c[i]) << "gamma1 2^" << bits << " trial " << trial << " coefficient " << i;
     }
   }
 }
