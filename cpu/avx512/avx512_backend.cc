@@ -29,6 +29,7 @@ constexpr int kChi = 0xD2;      // a ^ (~b & c)
 struct Ymm4Ops {
   using V = __m256i;
   static constexpr unsigned kWays = 4;
+  static constexpr unsigned kVectorRegisters = 32;
   static V load(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
   static void store(uint64_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
   static V splat(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
@@ -49,6 +50,7 @@ struct Ymm4Ops {
 struct Zmm8Ops {
   using V = __m512i;
   static constexpr unsigned kWays = 8;
+  static constexpr unsigned kVectorRegisters = 32;
   static V load(const uint64_t* p) { return _mm512_load_si512(p); }
   static void store(uint64_t* p, V v) { _mm512_store_si512(p, v); }
   static V splat(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
