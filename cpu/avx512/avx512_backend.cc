@@ -1,9 +1,10 @@
 // avx512_backend.cc - the AVX-512 backend: Keccak with vpternlogq (chi and the
 // three-way xors in one instruction each) and vprolq rotations, 8 states per
 // __m512i for ExpandA and for ExpandS / ExpandMask when more than four
-// polynomials are wanted, 4 per __m256i otherwise; the 16-lane NTT of
-// ntt16.h. Built with -mavx512f -mavx512bw -mavx512vl
-// -mavx512dq (plus AVX2/BMI); chosen only when the CPU and OS support them.
+// polynomials are wanted, 4 per __m256i otherwise, parsed 16 coefficients a
+// step (sampling16.h); the 16-lane NTT of ntt16.h. Built with -mavx512f
+// -mavx512bw -mavx512vl -mavx512dq (plus AVX2/BMI); chosen only when the CPU
+// and OS support them.
 // GCC 12's AVX-512 intrinsics use _mm512_undefined_*() internally, which it
 // then reports as -Wuninitialized at every call (a false positive).
 #pragma GCC diagnostic ignored "-Wuninitialized"
