@@ -22,6 +22,7 @@ namespace {
 struct Avx2Ops {
   using V = __m256i;
   static constexpr unsigned kWays = 4;
+  static constexpr unsigned kVectorRegisters = 16;
   static V load(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
   static void store(uint64_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
   static V splat(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }

@@ -1,6 +1,7 @@
 // poly8.h - coefficient-wise helpers on 8 x int32 lanes (AVX2; the AVX-512
-// backend builds them too): the uniform rejection sampler of ExpandA, the
-// unpacking of ExpandMask's y, and Decompose + w1Encode. Same results as the
+// backend uses the Decompose + w1Encode ones, and sampling16.h for the rest):
+// the rejection samplers of ExpandA and ExpandS, the unpacking of
+// ExpandMask's y, and Decompose + w1Encode. Same results as the
 // portable helpers in cpu/sampling.cc, cpu/packing.cc and cpu/rounding.cc.
 //
 // Anonymous namespace on purpose (built with different ISA flags per backend).

@@ -1,10 +1,10 @@
 // avx512_backend.cc - the AVX-512 backend: Keccak with vpternlogq (chi and the
 // three-way xors in one instruction each) and vprolq rotations, 8 states per
 // __m512i for ExpandA and for ExpandS / ExpandMask when more than four
-// polynomials are wanted, 4 per __m256i otherwise; the 16-lane NTT of
-// ntt16.h and the 32-lane NTT' (small products) of small_ntt32.h. Built with
-// -mavx512f -mavx512bw -mavx512vl -mavx512dq (plus AVX2/BMI); chosen only
-// when the CPU and OS support them.
+// polynomials are wanted, 4 per __m256i otherwise, parsed 16 coefficients a
+// step (sampling16.h); the 16-lane NTT of ntt16.h and the 32-lane NTT' (small
+// products) of small_ntt32.h. Built with -mavx512f -mavx512bw -mavx512vl
+// -mavx512dq (plus AVX2/BMI); chosen only when the CPU and OS support them.
 // GCC 12's AVX-512 intrinsics use _mm512_undefined_*() internally, which it
 // then reports as -Wuninitialized at every call (a false positive).
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -18,6 +18,7 @@
 #include "cpu/avx512/packing16.h"
 #include "cpu/avx512/rounding16.h"
 #include "cpu/avx512/small_ntt32.h"
+#include "cpu/avx512/sampling16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/packing.h"
@@ -32,6 +33,7 @@ constexpr int kChi = 0xD2;      // a ^ (~b & c)
 struct Ymm4Ops {
   using V = __m256i;
   static constexpr unsigned kWays = 4;
+  static constexpr unsigned kVectorRegisters = 32;
   static V load(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
   static void store(uint64_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
   static V splat(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
@@ -52,6 +54,7 @@ struct Ymm4Ops {
 struct Zmm8Ops {
   using V = __m512i;
   static constexpr unsigned kWays = 8;
+  static constexpr unsigned kVectorRegisters = 32;
   static V load(const uint64_t* p) { return _mm512_load_si512(p); }
   static void store(uint64_t* p, V v) { _mm512_store_si512(p, v); }
   static V splat(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
@@ -87,14 +90,14 @@ void invntt_tomont_avx512(Poly* a) { ntt16::invntt_tomont(a); }
 void pointwise_acc_avx512(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt16::pointwise_acc(c, a, b, n); }
 
 void expand_a_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
-  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l, poly8::rej_ntt);
+  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l, sampling16::rej_ntt);
 }
 // Four or fewer polynomials: the 4-way permutation costs less than half-empty 8-way.
 void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
   if (n <= 4)
-    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);
+    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
   else
-    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);
+    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
 }
 void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   if (l <= 4)

@@ -129,7 +129,7 @@ TEST_F(BackendEquivalence, PointwiseAcc) {
 TEST_F(BackendEquivalence, ExpandA) {
   for (ParamSet ps : kAllParamSets) {
     const Params& p = params(ps);
-    for (int trial = 0; trial < 4; ++trial) {
+    for (int trial = 0; trial < 24; ++trial) {
       uint8_t rho[32];
       fill_bytes(rho, sizeof rho);
       if (trial == 0) std::memset(rho, 0xFF, sizeof rho);
@@ -143,7 +143,8 @@ TEST_F(BackendEquivalence, ExpandA) {
 
 TEST_F(BackendEquivalence, ExpandS) {
   for (unsigned eta : {2u, 4u}) {
-    for (unsigned n = 1; n <= 8; ++n) {
+    for (unsigned trial = 0; trial < 8 * 8; ++trial) {
+      const unsigned n = 1 + trial % 8;  // every batch shape of 4- and 8-way backends
       uint8_t rhoprime[64];
       fill_bytes(rhoprime, sizeof rhoprime);
       // Nonces near the 16-bit wrap too.
@@ -151,21 +152,22 @@ TEST_F(BackendEquivalence, ExpandS) {
       Poly a[8], b[8];
       ref_.expand_s(a, n, rhoprime, eta, nonce);
       be_->expand_s(b, n, rhoprime, eta, nonce);
-      ASSERT_TRUE(same_polys(a, b, n)) << "eta " << eta << " n " << n;
+      ASSERT_TRUE(same_polys(a, b, n)) << "eta " << eta << " n " << n << " trial " << trial;
     }
   }
 }
 
 TEST_F(BackendEquivalence, ExpandMask) {
   for (unsigned bits : {17u, 19u}) {
-    for (unsigned l = 1; l <= 7; ++l) {
+    for (unsigned trial = 0; trial < 7 * 8; ++trial) {
+      const unsigned l = 1 + trial % 7;
       uint8_t rhopp[64];
       fill_bytes(rhopp, sizeof rhopp);
       const uint16_t kappa = l % 2 ? static_cast<uint16_t>(65535 - l / 2) : static_cast<uint16_t>(rng_());
       Poly a[7], b[7];
       ref_.expand_mask(a, l, rhopp, kappa, bits);
       be_->expand_mask(b, l, rhopp, kappa, bits);
-      ASSERT_TRUE(same_polys(a, b, l)) << "gamma1 2^" << bits << " l " << l;
+      ASSERT_TRUE(same_polys(a, b, l)) << "gamma1 2^" << bits << " l " << l << " trial " << trial;
     }
   }
 }
