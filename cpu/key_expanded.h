@@ -64,7 +64,12 @@ struct PrivateKey::Expanded {
 
 // skDecode's vectors in normal form, wiped by the owner.
 struct SigningKeyScratch {
-  Poly s1[MAX_L], s2[MAX_K], t0[MAX_K];
+  Poly s[MAX_L + MAX_K];  // s1 (l polynomials) then s2 (k), back to back as ExpandS draws them
+  Poly t0[MAX_K];
+  Poly* s1() { return s; }
+  Poly* s2(const Params& p) { return s + p.l; }
+  const Poly* s1() const { return s; }
+  const Poly* s2(const Params& p) const { return s + p.l; }
 };
 
 // skDecode (Algorithm 25) with its range checks into x and scratch, and
