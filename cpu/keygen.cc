@@ -33,12 +33,12 @@ void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) {
   }
 }
 
-// Fills the public expansion from rho (A^ already expanded) and t1; t1_hat
-// now (eager) or on first use.
-void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager) {
+// Fills the public expansion from rho (A^ already expanded) and t1: pk (unless
+// the caller has it), tr = H(pk), and t1_hat now (eager) or on first use.
+void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = false) {
   const Params& p = *x.p;
   declassify_bytes(t1, sizeof(Poly) * p.k);  // t1 is part of pk
-  pk_encode(x.pk, p, x.rho, t1);
+  if (!have_pk) pk_encode(x.pk, p, x.rho, t1);
   shake256(x.tr, TR_BYTES, x.pk, p.pk_bytes);
   if (eager) std::call_once(x.t1_hat_once, [&] { t1_hat_from(x, t1); });
 }
@@ -88,10 +88,11 @@ bool PublicKey::operator==(const PublicKey& o) const {
 Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::unique_ptr<PublicKey>& out) {
   if (pk.size() != p.pk_bytes) return Status::bad_pk_length;
   auto x = std::make_unique<Expanded>(p);
-  auto t1 = std::make_unique<Poly[]>(p.k);
+  auto t1 = std::make_unique_for_overwrite<Poly[]>(p.k);
+  std::memcpy(x->pk, pk.data(), p.pk_bytes);  // pkDecode then pkEncode gives the same bytes
   pk_decode(p, pk.data(), x->rho, t1.get());
   backend().expand_a(x->A, x->rho, p.k, p.l);
-  finish_public(*x, t1.get(), true);  // a decoded public key is there to verify
+  finish_public(*x, t1.get(), true, true);  // a decoded public key is there to verify
   out.reset(new PublicKey(std::move(x)));
   return Status::ok;
 }
