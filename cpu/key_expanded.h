@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -14,6 +15,25 @@
 #include "cpu/small_ntt.h"
 
 namespace mldsa {
+
+// Runs a fill function once; callers that race the first one wait for it.
+// std::call_once would do, but glibc's makes a futex system call on every
+// first use (~1.3k cycles for each fresh key); an uncontended mutex makes none.
+class OnceFill {
+ public:
+  template <class F>
+  void operator()(F&& fill) const {
+    if (done_.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(m_);
+    if (done_.load(std::memory_order_relaxed)) return;
+    fill();
+    done_.store(true, std::memory_order_release);
+  }
+
+ private:
+  mutable std::atomic<bool> done_{false};
+  mutable std::mutex m_;
+};
 
 // The polynomial vectors are sized for the parameter set, in one block each
 // (a fixed MAX_K x MAX_L layout would more than triple ML-DSA-44's memory).
@@ -25,7 +45,7 @@ struct PublicKey::Expanded {
   std::unique_ptr<Poly[]> polys;
   Poly* A;       // A^[i*l + j], NTT domain, [0, q): k*l polynomials
   Poly* t1_hat;  // NTT(t1 * 2^d): k polynomials; see verify_form()
-  mutable std::once_flag t1_hat_once;
+  OnceFill t1_hat_once;
   explicit Expanded(const Params& params)
       : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.k * params.l + params.k)),
         A(polys.get()), t1_hat(A + params.k * params.l) {}
@@ -45,7 +65,7 @@ struct PrivateKey::Expanded {
   std::unique_ptr<SmallPoly[]> small;
   SmallPoly* s1_small_hat;  // l
   SmallPoly* s2_small_hat;  // k
-  mutable std::once_flag signing_form_once;  // t0_hat, s1/s2_small_hat; see signing_form()
+  OnceFill signing_form_once;  // t0_hat, s1/s2_small_hat; see signing_form()
   // A^ and rho live in the public key.
   explicit Expanded(const Params& params)
       : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.k)), t0_hat(polys.get()),

@@ -40,7 +40,7 @@ void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = 
   declassify_bytes(t1, sizeof(Poly) * p.k);  // t1 is part of pk
   if (!have_pk) pk_encode(x.pk, p, x.rho, t1);
   shake256(x.tr, TR_BYTES, x.pk, p.pk_bytes);
-  if (eager) std::call_once(x.t1_hat_once, [&] { t1_hat_from(x, t1); });
+  if (eager) x.t1_hat_once([&] { t1_hat_from(x, t1); });
 }
 
 // KeyGen's and skDecode's vectors, on the heap (OpenSSL's ASYNC jobs run on
@@ -169,12 +169,12 @@ Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateK
   if (st != Status::ok) return st;
   const Backend& be = backend();
   be.expand_a(A, rho, p.k, p.l);
-  if (expand_now) std::call_once(x.signing_form_once, [&] { fill_signing_form(x, s); });
+  if (expand_now) x.signing_form_once([&] { fill_signing_form(x, s); });
   return Status::ok;
 }
 
 const PrivateKey::Expanded& signing_form(const PrivateKey::Expanded& x) {
-  std::call_once(x.signing_form_once, [&] {
+  x.signing_form_once([&] {
     const Params& p = *x.p;
     auto s = std::make_unique_for_overwrite<SigningKeyScratch>();
     uint8_t rho[32], K[32], tr[TR_BYTES];
@@ -187,7 +187,7 @@ const PrivateKey::Expanded& signing_form(const PrivateKey::Expanded& x) {
 }
 
 const PublicKey::Expanded& verify_form(const PublicKey::Expanded& x) {
-  std::call_once(x.t1_hat_once, [&] {
+  x.t1_hat_once([&] {
     auto t1 = std::make_unique_for_overwrite<Poly[]>(x.p->k);
     uint8_t rho[32];
     pk_decode(*x.p, x.pk, rho, t1.get());

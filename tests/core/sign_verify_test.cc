@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "cpu/mldsa.h"
@@ -82,6 +83,34 @@ TEST_P(SignVerify, GeneratedKeysAreFreshAndWork) {
   ASSERT_EQ(sign(*a, msg_, ctx_, nullptr, sig.data()), Status::ok);
   EXPECT_EQ(verify(a->public_key(), msg_, ctx_, sig), Status::ok);
   EXPECT_EQ(verify(b->public_key(), msg_, ctx_, sig), Status::verify_failed);
+}
+
+// A new key's signing form and t1's NTT are filled on first use: threads that
+// race to use a fresh key all get the right answer.
+TEST_P(SignVerify, FirstUseFromManyThreads) {
+  const std::vector<uint8_t> want = sign_ok(msg_, ctx_, zeros_.data());
+  for (int round = 0; round < 4; ++round) {
+    std::unique_ptr<PrivateKey> fresh;
+    ASSERT_EQ(PrivateKey::from_sk(p(), key_->encoded(), fresh), Status::ok);
+    std::unique_ptr<PublicKey> pub_fresh;
+    ASSERT_EQ(PublicKey::decode(p(), pub().encoded(), pub_fresh), Status::ok);
+    constexpr int kThreads = 6;
+    std::vector<std::vector<uint8_t>> sigs(kThreads, std::vector<uint8_t>(p().sig_bytes));
+    Status signed_st[kThreads], verified_st[kThreads];
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        signed_st[t] = sign(*fresh, msg_, ctx_, zeros_.data(), sigs[t].data());
+        verified_st[t] = verify(fresh->public_key(), msg_, ctx_, want);
+        if (verified_st[t] == Status::ok) verified_st[t] = verify(*pub_fresh, msg_, ctx_, want);
+      });
+    for (std::thread& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      EXPECT_EQ(signed_st[t], Status::ok);
+      EXPECT_EQ(sigs[t], want) << "thread " << t;
+      EXPECT_EQ(verified_st[t], Status::ok) << "thread " << t;
+    }
+  }
 }
 
 TEST_P(SignVerify, TamperedSignatureFails) {
