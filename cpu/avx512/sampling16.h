@@ -45,9 +45,11 @@ inline __m512i candidates48(__m512i raw) {
 inline unsigned rej_ntt(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len) {
   const __m512i q = _mm512_set1_epi32(mldsa::Q);
   size_t pos = 0;
-  // Whole steps while 16 more coefficients fit: plain stores.
-  for (; ctr + 16 <= mldsa::N && pos + 48 <= len; pos += 48) {
-    const __m512i v = candidates48(_mm512_maskz_loadu_epi32(0x0FFF, buf + pos));
+  // Whole steps while 16 more coefficients fit and a full 64-byte load stays
+  // inside the buffer: plain loads and stores. (GCC 12 with -fsanitize=thread
+  // miscompiled this loop with a masked load: the second step read zeros.)
+  for (; ctr + 16 <= mldsa::N && pos + 64 <= len; pos += 48) {
+    const __m512i v = candidates48(_mm512_loadu_si512(buf + pos));
     const __mmask16 keep = _mm512_cmplt_epu32_mask(v, q);
     _mm512_storeu_si512(a + ctr, _mm512_maskz_compress_epi32(keep, v));
     ctr += static_cast<unsigned>(__builtin_popcount(keep));
