@@ -16,31 +16,33 @@ namespace {
 
 // Attempts run in groups (FIPS 204 Algorithm 7's loop, several kappa at a
 // time): their masks come from one ExpandMask call and their challenges
-// c~ = H(mu || w1Encode(w1)) from one 4-way SHAKE256, where a 4-way or 8-way
-// Keccak permutation costs about what a single one does. The attempts are then
-// checked in kappa order and the first valid one is the signature, as in the
-// one-at-a-time loop. A group's later attempts are wasted work when an earlier
-// one is accepted; the group size per parameter set is the measured best.
-constexpr unsigned kMaxGroup = 4;
-#ifndef SIGN_G44
-#define SIGN_G44 2
-#define SIGN_G65 2
-#define SIGN_G87 2
-#endif
-unsigned attempts_per_group(const Params& p) {
+// c~ = H(mu || w1Encode(w1)) from one 4-way SHAKE256. The attempts are then
+// checked in kappa order and the first valid one is the signature, exactly as
+// in the one-at-a-time loop. A group's attempts after the accepted one are
+// wasted work, so grouping pays only where a 4-way (or 8-way) Keccak
+// permutation costs about what a single one does: the avx512 backend.
+// Group sizes measured (interleaved A/B, mean signing time over messages):
+// avx512 ML-DSA-44 -13..-15% at 2 (4 is no better), ML-DSA-65 -10..-13% at 3,
+// ML-DSA-87 (the costliest attempts) +-2% at 2, so 1; avx2 only ML-DSA-65
+// gains (-4% at 2; 44 loses 2-3%); the portable backend saves nothing.
+constexpr unsigned kMaxGroup = 3;
+unsigned attempts_per_group(const Backend& be, const Params& p) {
+  const bool avx512 = std::strcmp(be.name, "avx512") == 0, avx2 = std::strcmp(be.name, "avx2") == 0;
   switch (p.l) {
-    case 4: return SIGN_G44;  // ML-DSA-44
-    case 5: return SIGN_G65;  // ML-DSA-65
-    default: return SIGN_G87;  // ML-DSA-87
+    case 4: return avx512 ? 2 : 1;              // ML-DSA-44
+    case 5: return avx512 ? 3 : avx2 ? 2 : 1;  // ML-DSA-65
+    default: return 1;                         // ML-DSA-87
   }
 }
 
 // The signing loop's intermediates: on the heap, since OpenSSL runs ASYNC
 // jobs on small (32 KiB) stacks; wiped on every exit.
 // Not value-initialised (every part is written before it is read). The
-// vectors are sized for the parameter set and group (g*l or g*k
-// polynomials): a fixed maximal layout would pass glibc's 128 KiB mmap
-// threshold, and page faults on every signature cost more than grouping saves.
+// vectors are sized for the parameter set and group (y, w0 and w1 for each
+// attempt of the group; z and h for the one being checked): a fixed maximal
+// layout, or more than that, let glibc hand the memory back to the OS after
+// every signature (trim / mmap thresholds near 128 KiB), and the page faults
+// on the next one cost more than grouping saves.
 struct SignScratch {
   unsigned g;
   size_t npolys;
@@ -51,10 +53,10 @@ struct SignScratch {
   uint8_t rhopp[64];
   uint8_t hin[kMaxGroup][MU_BYTES + MAX_K * 192];  // mu || w1Encode(w1), one per attempt of the group
   SignScratch(unsigned group, unsigned l, unsigned k)
-      : g(group), npolys(2 * group * l + 2 * group * k + k), polys(std::make_unique_for_overwrite<Poly[]>(npolys)) {
+      : g(group), npolys(group * l + l + 2 * group * k + k), polys(std::make_unique_for_overwrite<Poly[]>(npolys)) {
     y = polys.get();
     z = y + group * l;
-    w0 = z + group * l;
+    w0 = z + l;
     w1 = w0 + group * k;
     h = w1 + group * k;
   }
@@ -81,7 +83,7 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     if (!os_random(fresh, sizeof fresh)) return Status::rng_failure;
     rnd = fresh;
   }
-  const unsigned G = attempts_per_group(p);
+  const unsigned G = attempts_per_group(be, p);
   auto scratch = std::make_unique<SignScratch>(G, p.l, p.k);
   SignScratch& s = *scratch;
   {  // rho'' = H(K || rnd || mu, 64)  (line 7)
@@ -100,7 +102,7 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
   const size_t w1b = w1_bytes(p.gamma2);
   const size_t hin_len = MU_BYTES + p.k * w1b;
   uint8_t ctilde[kMaxGroup][64];
-  uint8_t* const ct_out[kMaxGroup] = {ctilde[0], ctilde[1], ctilde[2], ctilde[3]};
+  uint8_t* const ct_out[kMaxGroup] = {ctilde[0], ctilde[1], ctilde[2]};
   uint8_t* hin[kMaxGroup];
   for (unsigned a = 0; a < G; ++a) {
     hin[a] = s.hin[a];
@@ -117,16 +119,17 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     be.expand_mask(s.y, g * p.l, s.rhopp, static_cast<uint16_t>(attempt * p.l), p.gamma1_bits);
     // w = A^ * NTT(y)  (line 12)
     Poly* y_hat = s.z;  // z is not needed until y_hat is used up
-    std::memcpy(y_hat, s.y, sizeof(Poly) * g * p.l);
-    for (unsigned j = 0; j < g * p.l; ++j) be.ntt(&y_hat[j]);
-    for (unsigned a = 0; a < g; ++a)
+    for (unsigned a = 0; a < g; ++a) {
+      std::memcpy(y_hat, &s.y[a * p.l], sizeof(Poly) * p.l);
+      for (unsigned j = 0; j < p.l; ++j) be.ntt(&y_hat[j]);
       for (unsigned i = 0; i < p.k; ++i) {
-        be.pointwise_acc(&s.tmp, &A[i * p.l], &y_hat[a * p.l], p.l);
+        be.pointwise_acc(&s.tmp, &A[i * p.l], y_hat, p.l);
         be.invntt_tomont(&s.tmp);
         be.caddq(&s.tmp);
         const unsigned wi = a * p.k + i;
         be.decompose_w1(&s.w1[wi], &s.w0[wi], hin[a] + MU_BYTES + i * w1b, &s.tmp, p.gamma2);  // lines 13, 15
       }
+    }
     // c~ = H(mu || w1Encode(w1))  (line 15)
     if (g == 1)
       shake256(ctilde[0], ct_len, hin[0], hin_len);
