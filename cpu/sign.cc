@@ -21,10 +21,12 @@ namespace {
 // in the one-at-a-time loop. A group's attempts after the accepted one are
 // wasted work, so grouping pays only where a 4-way (or 8-way) Keccak
 // permutation costs about what a single one does: the avx512 backend.
-// Group sizes measured (interleaved A/B, mean signing time over messages):
-// avx512 ML-DSA-44 -13..-15% at 2 (4 is no better), ML-DSA-65 -10..-13% at 3,
-// ML-DSA-87 (the costliest attempts) +-2% at 2, so 1; avx2 only ML-DSA-65
-// gains (-4% at 2; 44 loses 2-3%); the portable backend saves nothing.
+// Group sizes measured (interleaved A/B against one at a time, mean signing
+// time over 1000 messages, Zen 5): avx512 ML-DSA-44 -8..-15% at 2 (4 is no
+// better, 3 worse), ML-DSA-65 -7..-12% at 3 (2 and 4 gain less), ML-DSA-87
+// (the costliest attempts) within +-2% at 2, so 1; on avx2 only ML-DSA-65
+// gains a little (-1..-4% at 2; 44 loses 2-4%); the portable backend's 4-way
+// permutation is four single ones and saves nothing.
 constexpr unsigned kMaxGroup = 3;
 unsigned attempts_per_group(const Backend& be, const Params& p) {
   const bool avx512 = std::strcmp(be.name, "avx512") == 0, avx2 = std::strcmp(be.name, "avx2") == 0;
@@ -130,7 +132,7 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
         be.decompose_w1(&s.w1[wi], &s.w0[wi], hin[a] + MU_BYTES + i * w1b, &s.tmp, p.gamma2);  // lines 13, 15
       }
     }
-    // c~ = H(mu || w1Encode(w1))  (line 15)
+    // c~ = H(mu || w1Encode(w1))  (line 15); alone, through the single sponge
     if (g == 1)
       shake256(ctilde[0], ct_len, hin[0], hin_len);
     else
