@@ -34,6 +34,10 @@ struct Keccak {
 // One-shot helpers.
 void shake128(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen);
 void shake256(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen);
+// Up to four SHAKE256 hashes of equal-length inputs side by side, through the
+// backend's 4-way permutation (on the portable backend, one permutation per
+// live lane): out[i] = SHAKE256(in[i], outlen) for i < n, 1 <= n <= 4.
+void shake256_x4(uint8_t* const out[], size_t outlen, const uint8_t* const in[], size_t inlen, unsigned n);
 // SHA3 with a digest of mdlen bytes (28, 32, 48, 64).
 void sha3(uint8_t* out, size_t mdlen, const uint8_t* in, size_t inlen);
 

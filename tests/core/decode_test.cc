@@ -219,6 +219,39 @@ TEST_P(Decode, SigningLoopLimit) {
   EXPECT_STREQ(status_string(Status::sign_attempts_exhausted), "no signature within the loop limit (814 attempts)");
 }
 
+// Exact attempt counting for every limit, whatever the signing loop's grouping
+// of attempts: with the limit at L, signing succeeds iff the unlimited loop
+// accepted attempt number <= L, and then gives the same signature.
+TEST_P(Decode, SigningLoopLimitEveryValue) {
+  const std::vector<uint8_t> zeros(RND_BYTES, 0);
+  const PrivateKey::Expanded& x = signing_form(key_->expanded());
+  const Poly* A = key_->public_key().expanded().A;
+  unsigned max_needed = 0;
+  for (uint8_t m = 0; m < 12; ++m) {
+    uint8_t mu[MU_BYTES] = {m, 0x5a};
+    std::vector<uint8_t> unlimited(p().sig_bytes), limited(p().sig_bytes);
+    ASSERT_EQ(sign_mu_expanded(x, A, mu, zeros.data(), unlimited.data()), Status::ok);
+    unsigned needed = 0;  // the smallest limit that signs
+    for (unsigned limit = 1; limit <= 60 && needed == 0; ++limit)
+      if (sign_mu_expanded(x, A, mu, zeros.data(), limited.data(), limit) == Status::ok) needed = limit;
+    ASSERT_NE(needed, 0u) << "message " << int(m);
+    max_needed = std::max(max_needed, needed);
+    EXPECT_EQ(sign_mu_expanded(x, A, mu, zeros.data(), limited.data(), 0), Status::sign_attempts_exhausted);
+    for (unsigned limit = 1; limit <= needed + 5; ++limit) {
+      std::fill(limited.begin(), limited.end(), 0);
+      const Status st = sign_mu_expanded(x, A, mu, zeros.data(), limited.data(), limit);
+      if (limit < needed) {
+        EXPECT_EQ(st, Status::sign_attempts_exhausted) << "message " << int(m) << " limit " << limit;
+      } else {
+        ASSERT_EQ(st, Status::ok) << "message " << int(m) << " limit " << limit;
+        EXPECT_EQ(limited, unlimited) << "message " << int(m) << " limit " << limit;
+      }
+    }
+  }
+  // Some message needs several attempts, so limits inside a group are exercised.
+  EXPECT_GE(max_needed, 5u);
+}
+
 TEST_P(Decode, InconsistentSecretKey) {
   std::vector<uint8_t> sk = sk_;
   sk[t0_off()] ^= 0x01;  // t0 is not what A*s1 + s2 gives

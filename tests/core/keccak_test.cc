@@ -170,6 +170,35 @@ TEST_F(KeccakSponge, SqueezeBlocksThenBytes) {
   }
 }
 
+// shake256_x4 against the single-state sponge, lane by lane: input lengths
+// around the block boundaries (the padding lands in the last byte of a block,
+// or needs a block of its own), outputs of one and several blocks, 1 to 4
+// live lanes with different inputs; lanes beyond n are left untouched.
+TEST_F(KeccakSponge, Shake256x4MatchesSingleState) {
+  std::vector<size_t> lens = {0, 1, 63, 64, 65};
+  for (size_t b = 1; b <= 9; ++b)
+    for (int d = -2; d <= 1; ++d) lens.push_back(b * SHAKE256_RATE + d);
+  for (size_t len : lens)
+    for (size_t out_len : {size_t{1}, size_t{32}, size_t{SHAKE256_RATE}, size_t{SHAKE256_RATE + 1}, size_t{3 * SHAKE256_RATE + 5}})
+      for (unsigned n = 1; n <= 4; ++n) {
+        std::vector<uint8_t> msg[4], out[4];
+        const uint8_t* in[4];
+        uint8_t* outp[4];
+        for (unsigned i = 0; i < 4; ++i) {
+          msg[i] = random_bytes(len);
+          out[i].assign(out_len, 0xA5);
+          in[i] = msg[i].data();
+          outp[i] = out[i].data();
+        }
+        shake256_x4(outp, out_len, in, len, n);
+        for (unsigned i = 0; i < 4; ++i) {
+          std::vector<uint8_t> want(out_len, 0xA5);
+          if (i < n) shake256(want.data(), out_len, msg[i].data(), len);
+          ASSERT_EQ(want, out[i]) << "len " << len << " out " << out_len << " n " << n << " lane " << i;
+        }
+      }
+}
+
 TEST_F(KeccakSponge, Sha3MatchesOpenSSL) {
   const HashAlg algs[] = {HashAlg::SHA3_224, HashAlg::SHA3_256, HashAlg::SHA3_384, HashAlg::SHA3_512};
   const size_t md_len[] = {28, 32, 48, 64};
