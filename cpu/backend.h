@@ -79,6 +79,11 @@ struct Backend {
   // KeyGen's t = NTT^-1(A^ s1^) + s2, then Power2Round (Algorithm 6 lines
   // 5-6): t in (-q, q) from the inverse NTT, |s2_i| <= 4.
   void (*power2round)(Poly* t1, Poly* t0, const Poly* t, const Poly* s2);
+
+  // Signing attempts run as a group, per parameter set (ML-DSA-44, -65, -87;
+  // 1 to 3, see cpu/sign.cc): measured per backend, since grouping pays only
+  // where a 4- or 8-way Keccak permutation costs about a single one.
+  uint8_t sign_group[3];
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

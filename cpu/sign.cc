@@ -21,20 +21,16 @@ namespace {
 // in the one-at-a-time loop. A group's attempts after the accepted one are
 // wasted work, so grouping pays only where a 4-way (or 8-way) Keccak
 // permutation costs about what a single one does: the avx512 backend.
-// Group sizes measured (interleaved A/B against one at a time, mean signing
-// time over 1000 messages, Zen 5): avx512 ML-DSA-44 -8..-15% at 2 (4 is no
-// better, 3 worse), ML-DSA-65 -7..-12% at 3 (2 and 4 gain less), ML-DSA-87
-// (the costliest attempts) within +-2% at 2, so 1; on avx2 only ML-DSA-65
-// gains a little (-1..-4% at 2; 44 loses 2-4%); the portable backend's 4-way
-// permutation is four single ones and saves nothing.
+// Group sizes (Backend::sign_group) were measured by interleaved A/B against
+// one at a time, mean signing time over 1000 messages on Zen 5: avx512
+// ML-DSA-44 -8..-15% at 2 (4 is no better, 3 worse), ML-DSA-65 -7..-12% at 3
+// (2 and 4 gain less), ML-DSA-87 (the costliest attempts) within +-2% at 2, so
+// 1; on avx2 only ML-DSA-65 gains a little (-1..-4% at 2; 44 loses 2-4%); the
+// portable backend's 4-way permutation is four single ones and saves nothing.
 constexpr unsigned kMaxGroup = 3;
 unsigned attempts_per_group(const Backend& be, const Params& p) {
-  const bool avx512 = std::strcmp(be.name, "avx512") == 0, avx2 = std::strcmp(be.name, "avx2") == 0;
-  switch (p.l) {
-    case 4: return avx512 ? 2 : 1;              // ML-DSA-44
-    case 5: return avx512 ? 3 : avx2 ? 2 : 1;  // ML-DSA-65
-    default: return 1;                         // ML-DSA-87
-  }
+  const unsigned g = be.sign_group[static_cast<unsigned>(p.id)];
+  return g < 1 ? 1 : g > kMaxGroup ? kMaxGroup : g;
 }
 
 // The signing loop's intermediates: on the heap, since OpenSSL runs ASYNC
