@@ -9,12 +9,14 @@
 namespace mldsa {
 
 namespace ntt_detail {
-constexpr int64_t powmod(int64_t b, unsigned e) {
+// b^e mod m (m = q unless given; also the NTT' over q' of small_ntt.h), in [0, m).
+constexpr int64_t powmod(int64_t b, unsigned e, int64_t m = Q) {
   int64_t r = 1;
-  b %= Q;
+  b %= m;
+  if (b < 0) b += m;
   while (e) {
-    if (e & 1) r = r * b % Q;
-    b = b * b % Q;
+    if (e & 1) r = r * b % m;
+    b = b * b % m;
     e >>= 1;
   }
   return r;

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstdint>
 
+#include "cpu/ntt.h"
 #include "cpu/poly.h"
 
 namespace mldsa {
@@ -34,22 +35,8 @@ struct alignas(64) SmallPoly {
 };
 
 namespace small_ntt_detail {
-constexpr int64_t powmod(int64_t b, unsigned e) {
-  int64_t r = 1;
-  b %= QS;
-  if (b < 0) b += QS;
-  while (e) {
-    if (e & 1) r = r * b % QS;
-    b = b * b % QS;
-    e >>= 1;
-  }
-  return r;
-}
-constexpr unsigned brv8(unsigned x) {
-  unsigned r = 0;
-  for (int i = 0; i < 8; ++i) r |= ((x >> i) & 1u) << (7 - i);
-  return r;
-}
+using ntt_detail::brv8;
+constexpr int64_t powmod(int64_t b, unsigned e) { return ntt_detail::powmod(b, e, QS); }
 // The smallest z with z^256 = -1: its order divides 512 but not 256.
 constexpr int32_t find_root512() {
   for (int32_t z = 2; z < QS; ++z)
