@@ -20,6 +20,7 @@
 #include "cpu/mldsa.h"
 #include "kernels/engine.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/core/test_keys.h"
 #include "tests/gpu/gpu_test_util.h"
 #include "tests/core/reference_hash.h"
 
@@ -294,13 +295,7 @@ TEST_P(GpuRandom, KeyGenAndVerifyMatchTheCore) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllParamSets, GpuRandom,
-                         ::testing::Values(ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87),
-                         [](const ::testing::TestParamInfo<ParamSet>& info) {
-                           std::string s = params(info.param).name;
-                           for (char& c : s)
-                             if (c == '-') c = '_';
-                           return s;
-                         });
+                         ::testing::ValuesIn(kAllParamSets), param_name);
 
 }  // namespace
 }  // namespace mldsa::test

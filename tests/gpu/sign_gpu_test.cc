@@ -24,6 +24,7 @@
 #include "kernels/engine.h"
 #include "kernels/sign_runner.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/core/test_keys.h"
 #include "tests/gpu/gpu_test_util.h"
 #include "tests/core/reference_hash.h"
 
@@ -201,13 +202,7 @@ TEST_P(GpuSignRandom, EqualsCoreAndVerifies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllParamSets, GpuSignRandom,
-                         ::testing::Values(ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87),
-                         [](const ::testing::TestParamInfo<ParamSet>& info) {
-                           std::string s = params(info.param).name;
-                           for (char& c : s)
-                             if (c == '-') c = '_';
-                           return s;
-                         });
+                         ::testing::ValuesIn(kAllParamSets), param_name);
 
 // rnd == nullptr: hedged, drawn on the host. Signatures verify, and two runs
 // over the same inputs differ (fresh randomness each time).

@@ -24,6 +24,7 @@
 #include "kernels/sign_scheduler.h"
 #include "kernels/task/sign.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/core/test_keys.h"
 #include "tests/core/reference_hash.h"
 
 namespace mldsa::test {
@@ -151,13 +152,7 @@ TEST_P(TaskSignRandom, EqualsCoreSignMu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllParamSets, TaskSignRandom,
-                         ::testing::Values(ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87),
-                         [](const ::testing::TestParamInfo<ParamSet>& info) {
-                           std::string s = params(info.param).name;
-                           for (char& c : s)
-                             if (c == '-') c = '_';
-                           return s;
-                         });
+                         ::testing::ValuesIn(kAllParamSets), param_name);
 
 // ---------------------------------------------------------------------------
 // The scheduler.

@@ -19,6 +19,7 @@
 #include "kernels/task/keygen.h"
 #include "kernels/task/verify.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/core/test_keys.h"
 
 namespace mldsa::test {
 namespace {
@@ -161,13 +162,7 @@ TEST_P(TaskRandom, KeyGenSignVerifyTamper) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllParamSets, TaskRandom,
-                         ::testing::Values(ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87),
-                         [](const ::testing::TestParamInfo<ParamSet>& info) {
-                           std::string s = params(info.param).name;
-                           for (char& c : s)
-                             if (c == '-') c = '_';
-                           return s;
-                         });
+                         ::testing::ValuesIn(kAllParamSets), param_name);
 
 }  // namespace
 }  // namespace mldsa::test
