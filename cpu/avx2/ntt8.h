@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "cpu/ntt.h"
+#include "cpu/ntt_twiddles.h"
 #include "cpu/poly.h"
 
 namespace {
@@ -31,9 +32,8 @@ using mldsa::kZetas;
 using mldsa::N;
 using mldsa::Q;
 
-constexpr int32_t qinv_mul(int32_t z) {
-  return static_cast<int32_t>(static_cast<uint32_t>(z) * static_cast<uint32_t>(mldsa::QINV));
-}
+using mldsa::opaque;
+using mldsa::qinv_mul;
 
 // Per-lane twiddles for the transposed layers of 64-coefficient group g:
 // lane r is the 8-coefficient block 8g + r.
@@ -74,30 +74,11 @@ constexpr LaneTwiddles make_lane_twiddles(bool inverse) {
 alignas(64) constexpr LaneTwiddles kFwdLanes = make_lane_twiddles(false);
 alignas(64) constexpr LaneTwiddles kInvLanes = make_lane_twiddles(true);
 
-// Broadcast twiddles {zeta, zeta * qinv}: [k] = zeta_k (forward), -zeta_k
-// (inverse); [0] of the inverse table is 2^64/256 mod q.
-struct ScalarTwiddles {
-  int32_t zzq[32][2];
-};
-constexpr ScalarTwiddles make_scalar_twiddles(bool inverse) {
-  ScalarTwiddles t{};
-  for (int k = 0; k < 32; ++k) {
-    const int32_t z = k == 0 ? (inverse ? mldsa::kInvNMont : 0) : inverse ? -kZetas[k] : kZetas[k];
-    t.zzq[k][0] = z;
-    t.zzq[k][1] = qinv_mul(z);
-  }
-  return t;
-}
-alignas(64) constexpr ScalarTwiddles kFwdScalars = make_scalar_twiddles(false);
-alignas(64) constexpr ScalarTwiddles kInvScalars = make_scalar_twiddles(true);
+// Broadcast twiddles (cpu/ntt_twiddles.h) of the layers that pair whole vectors.
+using ScalarTwiddles = mldsa::ScalarTwiddles<32>;
+alignas(64) constexpr ScalarTwiddles kFwdScalars = mldsa::make_scalar_twiddles<32>(false);
+alignas(64) constexpr ScalarTwiddles kInvScalars = mldsa::make_scalar_twiddles<32>(true);
 
-// The table's address goes through an empty asm so the compiler cannot fold
-// the values into immediates: broadcasts from memory are plain loads, while
-// broadcasting a constant built in a general register costs two vector ops.
-inline const ScalarTwiddles* opaque(const ScalarTwiddles* t) {
-  asm("" : "+r"(t));
-  return t;
-}
 
 // A twiddle as montmul wants it: z and zq = z * qinv in the even lanes, zo
 // and zqo the odd lanes' values moved down to the even lanes.

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "cpu/ntt.h"
+#include "cpu/ntt_twiddles.h"
 #include "cpu/poly.h"
 
 namespace {
@@ -25,9 +26,8 @@ using mldsa::kZetas;
 using mldsa::N;
 using mldsa::Q;
 
-constexpr int32_t qinv_mul(int32_t z) {
-  return static_cast<int32_t>(static_cast<uint32_t>(z) * static_cast<uint32_t>(mldsa::QINV));
-}
+using mldsa::opaque;
+using mldsa::qinv_mul;
 
 // Per-lane twiddles after the transpose (lane r = coefficients 16r..16r+15):
 // row 0: layer 8; rows 1-2: layer 4 (h = 0, 1); rows 3-6: layer 2 (quarter
@@ -72,30 +72,11 @@ inline Tw lanes(const LaneTwiddles& t, int row) {
           _mm512_load_si512(t.zqo[row])};
 }
 
-// Broadcast twiddles {zeta, zeta * qinv} for layers 128..16: [k] = zeta_k
-// (forward), -zeta_k (inverse); [0] of the inverse table is 2^64/256 mod q.
-struct ScalarTwiddles {
-  int32_t zzq[16][2];
-};
-constexpr ScalarTwiddles make_scalar_twiddles(bool inverse) {
-  ScalarTwiddles t{};
-  for (int k = 0; k < 16; ++k) {
-    const int32_t z = k == 0 ? (inverse ? mldsa::kInvNMont : 0) : inverse ? -kZetas[k] : kZetas[k];
-    t.zzq[k][0] = z;
-    t.zzq[k][1] = qinv_mul(z);
-  }
-  return t;
-}
-alignas(64) constexpr ScalarTwiddles kFwdScalars = make_scalar_twiddles(false);
-alignas(64) constexpr ScalarTwiddles kInvScalars = make_scalar_twiddles(true);
+// Broadcast twiddles (cpu/ntt_twiddles.h) of the layers that pair whole vectors.
+using ScalarTwiddles = mldsa::ScalarTwiddles<16>;
+alignas(64) constexpr ScalarTwiddles kFwdScalars = mldsa::make_scalar_twiddles<16>(false);
+alignas(64) constexpr ScalarTwiddles kInvScalars = mldsa::make_scalar_twiddles<16>(true);
 
-// The table's address goes through an empty asm so the compiler cannot fold
-// the values into immediates: broadcasts from memory are plain loads, while
-// broadcasting a constant built in a general register costs a vector op each.
-inline const ScalarTwiddles* opaque(const ScalarTwiddles* t) {
-  asm("" : "+r"(t));
-  return t;
-}
 inline Tw splat(const ScalarTwiddles* t, int k) {
   const __m512i z = _mm512_set1_epi32(t->zzq[k][0]), zq = _mm512_set1_epi32(t->zzq[k][1]);
   return {z, zq, z, zq};
