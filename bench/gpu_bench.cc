@@ -1,21 +1,30 @@
-// gpu_bench.cc - GPU engine throughput, end to end: host buffers in, results
-// back in host memory, every copy counted. Per parameter set and batch size:
-// KeyGen, Verify with distinct keys, Verify with one shared key (pure ML-DSA,
-// 32-byte messages, empty context: tr and mu are computed on the device too).
+// gpu_bench.cc - the GPU engine's throughput, end to end: host buffers in,
+// results back in host memory, every copy counted. Per parameter set and batch
+// size: KeyGen; Verify with distinct keys and with one shared key (pure
+// ML-DSA, 32-byte messages, empty context: tr and mu on the device); Sign from
+// mu with distinct keys (each item its own key copy, so each is expanded) and
+// with one shared key, each with dynamic scheduling and with the plain
+// per-task loop (their ratio is the gain of dynamic scheduling).
 //
+// It checks what it measures: after each timed run, outside the timing, every
+// key is compared with the core's, every verdict must be "valid", and every
+// signature is verified by the core; one wrong result fails the run (exit 1).
+//
+// Runs on default_platform(): CUDA, or N simulated devices with
+// MLDSA_ACCEL_SIM_DEVICES=N (its figures are the host's, not a GPU's).
 // MLDSA_ACCEL_GPU_BATCHES: comma-separated batch sizes (default
-// 1000,10000,100000,1000000). MLDSA_ACCEL_GPU_SETS: e.g. "44,65" (default all).
-// Prints "skipped: no CUDA device" and exits 0 when there is none.
+// 1000,10000,100000,1000000). MLDSA_ACCEL_GPU_SETS: e.g. "44,65" (default
+// all). MLDSA_ACCEL_GPU_OPS: any of keygen,verify,sign (default all).
+// MLDSA_ACCEL_GPUS / MLDSA_ACCEL_GPU_SPLIT as for the engine. Prints
+// "skipped: ..." and exits 0 when there is no device.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bench/gpu_bench_util.h"
@@ -27,82 +36,167 @@ namespace {
 using namespace mldsa::gpu_bench;
 
 using mldsa::gpu::Engine;
+using mldsa::gpu::SignItem;
+using mldsa::gpu::SignScheduling;
 using mldsa::gpu::VerifyItem;
 using Bytes = std::vector<uint8_t>;
 
 constexpr size_t kPool = 4096;  // distinct keys / signatures a batch cycles through
 constexpr size_t kMsgBytes = 32;
 
+bool wanted(const char* op) {
+  const char* v = std::getenv("MLDSA_ACCEL_GPU_OPS");
+  if (v == nullptr || *v == '\0') return true;
+  return ("," + std::string(v) + ",").find("," + std::string(op) + ",") != std::string::npos;
+}
+
 }  // namespace
 
 int main() {
+  const std::vector<size_t> batches = env_list("MLDSA_ACCEL_GPU_BATCHES", "1000,10000,100000,1000000");
+  const std::vector<size_t> sets = env_list("MLDSA_ACCEL_GPU_SETS", "44,65,87");
+  const size_t max_batch = *std::max_element(batches.begin(), batches.end());
   std::string why;
-  std::unique_ptr<Engine> engine = Engine::create(&why);
+  mldsa::gpu::EngineConfig config;
+  config.chunk_items = std::min(config.chunk_items, max_batch);  // no buffers bigger than a batch needs
+  std::unique_ptr<Engine> engine = Engine::create(&why, config);
   if (!engine) {
     std::printf("skipped: %s\n", why.c_str());
     return 0;
   }
-  std::printf("device: %s\n", engine->device_description().c_str());
+  std::printf("devices: %s\n", engine->device_description().c_str());
   header();
-  const std::vector<size_t> batches = env_list("MLDSA_ACCEL_GPU_BATCHES", "1000,10000,100000,1000000");
-  const std::vector<size_t> sets = env_list("MLDSA_ACCEL_GPU_SETS", "44,65,87");
-  const size_t max_batch = *std::max_element(batches.begin(), batches.end());
   int failures = 0;
 
   for (size_t set_num : sets) {
     const mldsa::Params* pp = mldsa::params_by_name("ML-DSA-" + std::to_string(set_num));
     if (!pp) continue;
     const mldsa::Params& p = *pp;
-
-    // The pool: keys from the GPU, signatures from the core (all threads).
-    Bytes seeds(max_batch * mldsa::SEED_BYTES);
-    std::mt19937_64 rng(set_num);
-    for (auto& b : seeds) b = static_cast<uint8_t>(rng());
-    Bytes pks(max_batch * p.pk_bytes), sks(max_batch * p.sk_bytes);
     const size_t pool = std::min(kPool, max_batch);
-    if (!engine->keygen(p, seeds.data(), pool, pks.data(), sks.data()).ok()) return 1;
-    Bytes msgs(pool * kMsgBytes), sigs(pool * p.sig_bytes), shared_sigs(pool * p.sig_bytes);
-    for (auto& b : msgs) b = static_cast<uint8_t>(rng());
-    std::unique_ptr<mldsa::PrivateKey> shared;
-    if (mldsa::PrivateKey::from_seed(p, {seeds.data(), mldsa::SEED_BYTES}, shared) != mldsa::Status::ok) return 1;
+    std::mt19937_64 rng(set_num);
+
+    // The pool: keys and signatures from the core (all threads).
+    Bytes seeds(max_batch * mldsa::SEED_BYTES), msgs(pool * kMsgBytes), mus(max_batch * mldsa::MU_BYTES);
+    for (auto* v : {&seeds, &msgs, &mus})
+      for (auto& b : *v) b = static_cast<uint8_t>(rng());
+    std::vector<std::unique_ptr<mldsa::PrivateKey>> keys(pool);
+    Bytes sigs(pool * p.sig_bytes), shared_sigs(pool * p.sig_bytes);
     parallel_for(pool, [&](size_t i) {
-      std::unique_ptr<mldsa::PrivateKey> key;
-      mldsa::PrivateKey::from_seed(p, {seeds.data() + i * mldsa::SEED_BYTES, mldsa::SEED_BYTES}, key);
-      mldsa::sign(*key, {msgs.data() + i * kMsgBytes, kMsgBytes}, {}, nullptr, sigs.data() + i * p.sig_bytes);
-      mldsa::sign(*shared, {msgs.data() + i * kMsgBytes, kMsgBytes}, {}, nullptr,
-                  shared_sigs.data() + i * p.sig_bytes);
+      mldsa::PrivateKey::from_seed(p, {seeds.data() + i * mldsa::SEED_BYTES, mldsa::SEED_BYTES}, keys[i]);
     });
+    parallel_for(pool, [&](size_t i) {
+      mldsa::sign(*keys[i], {msgs.data() + i * kMsgBytes, kMsgBytes}, {}, nullptr, sigs.data() + i * p.sig_bytes);
+      mldsa::sign(*keys[0], {msgs.data() + i * kMsgBytes, kMsgBytes}, {}, nullptr, shared_sigs.data() + i * p.sig_bytes);
+    });
+
+    // KeyGen: every key equal to the core's.
+    Bytes pks(max_batch * p.pk_bytes), sks(max_batch * p.sk_bytes);
+    auto keygen_all = [&](size_t n) {
+      const auto st = engine->keygen(p, seeds.data(), n, pks.data(), sks.data());
+      if (!st.ok()) std::fprintf(stderr, "keygen: %s\n", st.message.c_str());
+      return st.ok();
+    };
+    auto keygen_check = [&](size_t n) {
+      std::atomic<size_t> wrong{0};
+      parallel_for(n, [&](size_t i) {
+        std::unique_ptr<mldsa::PrivateKey> k;
+        if (mldsa::PrivateKey::from_seed(p, {seeds.data() + i * mldsa::SEED_BYTES, mldsa::SEED_BYTES}, k) !=
+                mldsa::Status::ok ||
+            std::memcmp(k->public_key().encoded().data(), pks.data() + i * p.pk_bytes, p.pk_bytes) != 0 ||
+            std::memcmp(k->encoded().data(), sks.data() + i * p.sk_bytes, p.sk_bytes) != 0)
+          ++wrong;
+      });
+      if (wrong) std::fprintf(stderr, "keygen: %zu keys differ from the core's\n", wrong.load());
+      return wrong == 0;
+    };
+
+    // Verify: every signature in the pool is valid, so every verdict must be ok.
     std::vector<VerifyItem> distinct(max_batch), one_key(max_batch);
     for (size_t i = 0; i < max_batch; ++i) {
       const size_t j = i % pool;
-      distinct[i] = {pks.data() + j * p.pk_bytes, sigs.data() + j * p.sig_bytes, p.sig_bytes, nullptr,
+      distinct[i] = {keys[j]->public_key().encoded().data(), sigs.data() + j * p.sig_bytes, p.sig_bytes, nullptr,
                      msgs.data() + j * kMsgBytes, kMsgBytes, nullptr, 0};
-      one_key[i] = {pks.data(), shared_sigs.data() + j * p.sig_bytes, p.sig_bytes, nullptr,
+      one_key[i] = {keys[0]->public_key().encoded().data(), shared_sigs.data() + j * p.sig_bytes, p.sig_bytes, nullptr,
                     msgs.data() + j * kMsgBytes, kMsgBytes, nullptr, 0};
     }
-    std::vector<uint8_t> ok(max_batch);
-    // Every signature in the pool is valid: a zero is a wrong answer.
-    auto verify_all = [&](const std::vector<VerifyItem>& items, size_t n) {
-      std::fill(ok.begin(), ok.begin() + n, 0);
-      const mldsa::gpu::EngineStatus st = engine->verify(p, items.data(), n, ok.data());
+    std::vector<mldsa::Status> verdicts(max_batch);
+    const std::vector<VerifyItem>* verify_items = nullptr;
+    auto verify_all = [&](size_t n) {
+      const auto st = engine->verify(p, verify_items->data(), n, verdicts.data());
       if (!st.ok()) std::fprintf(stderr, "verify: %s\n", st.message.c_str());
-      return st.ok() && std::count(ok.begin(), ok.begin() + n, 1) == static_cast<long>(n);
+      return st.ok();
+    };
+    auto verify_check = [&](size_t n) {
+      const size_t bad = n - static_cast<size_t>(std::count(verdicts.begin(), verdicts.begin() + static_cast<long>(n),
+                                                            mldsa::Status::ok));
+      if (bad) std::fprintf(stderr, "verify: %zu valid signatures rejected\n", bad);
+      return bad == 0;
+    };
+
+    // Sign: every signature verified by the core.
+    Bytes key_copies(max_batch * p.sk_bytes);
+    parallel_for(max_batch, [&](size_t i) {
+      std::memcpy(key_copies.data() + i * p.sk_bytes, keys[i % pool]->encoded().data(), p.sk_bytes);
+    });
+    std::vector<SignItem> sign_distinct(max_batch), sign_one(max_batch);
+    for (size_t i = 0; i < max_batch; ++i) {
+      sign_distinct[i] = {key_copies.data() + i * p.sk_bytes, mus.data() + i * mldsa::MU_BYTES, nullptr};
+      sign_one[i] = {keys[0]->encoded().data(), mus.data() + i * mldsa::MU_BYTES, nullptr};
+    }
+    Bytes out_sigs(max_batch * p.sig_bytes);
+    std::vector<mldsa::Status> sign_status(max_batch);
+    const std::vector<SignItem>* sign_items = nullptr;
+    SignScheduling mode = SignScheduling::dynamic;
+    auto sign_all = [&](size_t n) {
+      const auto st = engine->sign(p, sign_items->data(), n, out_sigs.data(), sign_status.data(), mode);
+      if (!st.ok()) std::fprintf(stderr, "sign: %s\n", st.message.c_str());
+      return st.ok();
+    };
+    auto sign_check = [&](size_t n) {
+      std::atomic<size_t> wrong{0};
+      parallel_for(n, [&](size_t i) {
+        const mldsa::PublicKey& pub = keys[sign_items == &sign_one ? 0 : i % pool]->public_key();
+        if (sign_status[i] != mldsa::Status::ok ||
+            mldsa::verify_mu(pub, {mus.data() + i * mldsa::MU_BYTES, mldsa::MU_BYTES},
+                             {out_sigs.data() + i * p.sig_bytes, p.sig_bytes}) != mldsa::Status::ok)
+          ++wrong;
+      });
+      if (wrong) std::fprintf(stderr, "sign: %zu signatures do not verify\n", wrong.load());
+      return wrong == 0;
     };
 
     for (size_t batch : batches) {
-      const double kg = ops_per_second(batch, [&] {
-        const mldsa::gpu::EngineStatus st = engine->keygen(p, seeds.data(), batch, pks.data(), sks.data());
-        if (!st.ok()) std::fprintf(stderr, "keygen: %s\n", st.message.c_str());
-        return st.ok();
-      });
-      row(p.name, "keygen", batch, kg);
-      const double vd = ops_per_second(batch, [&] { return verify_all(distinct, batch); });
-      row(p.name, "verify distinct", batch, vd);
-      const double vs = ops_per_second(batch, [&] { return verify_all(one_key, batch); });
-      row(p.name, "verify one key", batch, vs);
-      failures += (kg < 0) + (vd < 0) + (vs < 0);
+      auto measure = [&](const char* name, auto run, auto check) {
+        const double rate = ops_per_second(batch, [&] { return run(batch); }, [&] { return check(batch); });
+        row(p.name, name, batch, rate);
+        failures += rate < 0;
+      };
+      if (wanted("keygen")) measure("keygen", keygen_all, keygen_check);
+      if (wanted("verify")) {
+        verify_items = &distinct;
+        measure("verify distinct", verify_all, verify_check);
+        verify_items = &one_key;
+        measure("verify one key", verify_all, verify_check);
+      }
+      if (wanted("sign")) {
+        struct Row {
+          const char* name;
+          const std::vector<SignItem>* items;
+          SignScheduling mode;
+        };
+        for (const Row& r : {Row{"sign distinct dyn", &sign_distinct, SignScheduling::dynamic},
+                             Row{"sign distinct loop", &sign_distinct, SignScheduling::per_task},
+                             Row{"sign one key dyn", &sign_one, SignScheduling::dynamic},
+                             Row{"sign one key loop", &sign_one, SignScheduling::per_task}}) {
+          sign_items = r.items;
+          mode = r.mode;
+          measure(r.name, sign_all, sign_check);
+        }
+      }
     }
     mldsa::secure_zero(sks.data(), sks.size());
+    mldsa::secure_zero(key_copies.data(), key_copies.size());
   }
+  if (failures) std::printf("FAILED: %d row(s) had an engine error or a wrong result\n", failures);
   return failures ? 1 : 0;
 }

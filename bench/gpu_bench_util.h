@@ -30,16 +30,19 @@ inline std::vector<size_t> env_list(const char* name, const char* fallback) {
   return out;
 }
 
-// Median ops/s of a few runs of fn() (fewer runs for big batches); -1 if a run fails.
-template <typename Fn>
-double ops_per_second(size_t batch, Fn fn) {
+// Median ops/s of a few timed runs of run() (fewer runs for big batches);
+// check() follows each run, outside the timing, and judges its results. -1 if
+// a run fails or a check finds a wrong result.
+template <typename Run, typename Check>
+double ops_per_second(size_t batch, Run run, Check check) {
   const int runs = static_cast<int>(std::clamp<size_t>(300000 / batch, 1, 5));
   std::vector<double> rates;
   for (int r = 0; r < runs; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    if (!fn()) return -1;
+    if (!run()) return -1;
     rates.push_back(static_cast<double>(batch) /
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!check()) return -1;
   }
   std::sort(rates.begin(), rates.end());
   return rates[rates.size() / 2];

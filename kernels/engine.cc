@@ -1,341 +1,333 @@
-// engine.cc - the host side of the GPU batch engine: device memory, pinned
-// staging, streams, chunking, error handling. Plain C++ against the CUDA
-// runtime API; the kernels are in keygen.cu and verify.cu.
+// engine.cc - the engine's public side: one host thread per logical device
+// (every device call runs on it, none on the caller's thread), the split of
+// a batch among the live devices, the self-test, and the settings from the
+// environment. The pipeline itself is kernels/device_worker.cc.
 #include "kernels/engine.h"
 
-#include <cuda_runtime_api.h>
-
-#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <latch>
 #include <mutex>
 #include <vector>
 
-#include "kernels/launch.h"
-#include "kernels/sign_runner.h"
-#include "kernels/task/params.h"
+#include "cpu/key_expanded.h"
+#include "kernels/device_list.h"
+#include "kernels/device_worker.h"
+#include "kernels/sim_device.h"
 
 namespace mldsa::gpu {
+
+static_assert(kSignAttemptLimit == mldsa::kMaxSignAttempts, "the device's loop limit is the core's");
+
 namespace {
 
-// Turns a failed CUDA call into an EngineStatus naming the call.
-#define MLDSA_CUDA_TRY(call)                                                               \
-  do {                                                                                      \
-    const cudaError_t mldsa_err_ = (call);                                                  \
-    if (mldsa_err_ != cudaSuccess) return cuda_failure(#call, mldsa_err_);                  \
-  } while (0)
-
-EngineStatus cuda_failure(const char* call, cudaError_t err) {
-  std::string what(call);
-  what = what.substr(0, what.find('('));
-  return {EngineError::cuda, what + ": " + cudaGetErrorString(err)};
-}
-
-size_t align8(size_t n) { return (n + 7) & ~size_t{7}; }
-
-// Pinned host memory and device memory of the same size: one direction of one
-// stream's staging. Grows (never shrinks) to the largest chunk seen.
-struct Staging {
-  uint8_t* host = nullptr;
-  uint8_t* dev = nullptr;
-  size_t cap = 0;
-
-  EngineStatus reserve(size_t bytes) {
-    if (bytes <= cap) return {};
-    release();
-    const size_t want = std::max(bytes + bytes / 4, size_t{1} << 20);
-    void* h = nullptr;
-    void* d = nullptr;
-    MLDSA_CUDA_TRY(cudaMallocHost(&h, want));
-    const cudaError_t err = cudaMalloc(&d, want);
-    if (err != cudaSuccess) {
-      cudaFreeHost(h);
-      return cuda_failure("cudaMalloc", err);
+// A host thread that runs the jobs posted to it, in order.
+class HostThread {
+ public:
+  // Starts the thread through start (the config's hook) or std::thread;
+  // throws what they throw, and then no thread exists.
+  explicit HostThread(const std::function<std::thread(std::function<void()>)>& start) {
+    std::function<void()> body = [this] { serve(); };
+    thread_ = start ? start(std::move(body)) : std::thread(std::move(body));
+  }
+  ~HostThread() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
     }
-    host = static_cast<uint8_t*>(h);
-    dev = static_cast<uint8_t*>(d);
-    cap = want;
-    return {};
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
   }
-  void release() {
-    if (host) cudaFreeHost(host);
-    if (dev) cudaFree(dev);
-    host = dev = nullptr;
-    cap = 0;
+  HostThread(const HostThread&) = delete;
+  HostThread& operator=(const HostThread&) = delete;
+
+  void post(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_all();
   }
+  // Runs job on the thread and waits for it.
+  void run(const std::function<void()>& job) {
+    std::latch done(1);
+    post([&] {
+      job();
+      done.count_down();
+    });
+    done.wait();
+  }
+
+ private:
+  void serve() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return !jobs_.empty() || stop_; });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stop_ = false;
+  std::thread thread_;  // last: the others exist before it runs
 };
 
-// One stream and its staging, and what its chunk in flight still owes the
-// caller when the stream is done.
-struct Slot {
-  cudaStream_t stream = nullptr;
-  Staging in, out;
-  bool busy = false;
-  size_t count = 0;
-  // keygen: user destinations and where the secrets sit in staging.
-  uint8_t* dst_pks = nullptr;
-  uint8_t* dst_sks = nullptr;
-  size_t pk_bytes = 0, sk_bytes = 0;
-  size_t secret_in_bytes = 0;  // seeds at the start of in
-  // verify: user destination.
-  uint8_t* dst_ok = nullptr;
-};
+bool parse_number(const char* text, uint64_t lo, uint64_t hi, uint64_t& out) {
+  if (text == nullptr || *text == '\0') return false;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (*end != '\0' || text[0] == '-' || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
 
 }  // namespace
 
 struct Engine::Impl {
+  struct Lane {
+    int ordinal = 0;
+    std::unique_ptr<HostThread> thread;
+    std::unique_ptr<DeviceWorker> worker;  // made, used and destroyed on thread
+  };
+  std::shared_ptr<Platform> platform;
   EngineConfig config;
   std::string description;
-  std::vector<Slot> slots;
+  std::vector<Lane> lanes;
   std::mutex mu;  // one batch at a time
-  std::unique_ptr<SignRunner> signer;  // batch signing (kernels/sign_runner.h), made on first use
 
   ~Impl() {
-    drain();
-    for (Slot& s : slots) {
-      s.in.release();
-      s.out.release();
-      if (s.stream) cudaStreamDestroy(s.stream);
+    for (Lane& lane : lanes) {
+      if (lane.thread) lane.thread->run([&] { lane.worker.reset(); });
+      lane.thread.reset();
     }
   }
 
-  // Waits for the slot's chunk and hands its results to the caller; wipes
-  // the staged secrets.
-  EngineStatus finish(Slot& s) {
-    if (!s.busy) return {};
-    // On failure the slot stays busy: drain() wipes its secrets on both sides.
-    MLDSA_CUDA_TRY(cudaStreamSynchronize(s.stream));
-    s.busy = false;
-    if (s.dst_ok) {
-      std::memcpy(s.dst_ok, s.out.host, s.count);
-    } else {
-      std::memcpy(s.dst_pks, s.out.host, s.count * s.pk_bytes);
-      std::memcpy(s.dst_sks, s.out.host + s.count * s.pk_bytes, s.count * s.sk_bytes);
+  // share(worker, first, count) for equal contiguous shares of [0, n), one
+  // per live logical device, each on its device's thread.
+  template <typename Share>
+  EngineStatus split(size_t n, Share share) {
+    std::vector<Lane*> live;
+    for (Lane& lane : lanes)
+      if (!lane.worker->lost()) live.push_back(&lane);
+    if (live.empty())
+      return {EngineError::device_lost, "no usable device (every device was lost; the first: " +
+                                            lanes.front().worker->lost_reason() + ")"};
+    const size_t per = (n + std::min(live.size(), n) - 1) / std::min(live.size(), n);
+    const size_t parts = (n + per - 1) / per;
+    std::vector<EngineStatus> results(parts);
+    std::latch done(static_cast<std::ptrdiff_t>(parts));
+    for (size_t d = 0; d < parts; ++d) {
+      const size_t first = d * per, count = std::min(per, n - first);
+      live[d]->thread->post([&, d, first, count] {
+        results[d] = share(*live[d]->worker, first, count);
+        done.count_down();
+      });
     }
-    wipe_host(s);
-    return {};
-  }
-
-  static void wipe_host(Slot& s) {
-    if (s.secret_in_bytes) secure_zero(s.in.host, s.secret_in_bytes);
-    if (s.sk_bytes) secure_zero(s.out.host + s.count * s.pk_bytes, s.count * s.sk_bytes);
-    s.secret_in_bytes = 0;
-    s.sk_bytes = 0;
-  }
-
-  // After a failure: let every stream finish, wipe secrets on both sides,
-  // and clear the runtime's last error so the next call starts clean.
-  void drain() {
-    for (Slot& s : slots) {
-      if (!s.busy) continue;
-      s.busy = false;
-      cudaStreamSynchronize(s.stream);
-      if (s.secret_in_bytes) cudaMemset(s.in.dev, 0, s.secret_in_bytes);
-      if (s.sk_bytes) cudaMemset(s.out.dev + s.count * s.pk_bytes, 0, s.count * s.sk_bytes);
-      wipe_host(s);
-    }
-    cudaGetLastError();
-  }
-
-  EngineStatus keygen(const TaskParams& tp, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks);
-  EngineStatus verify(const TaskParams& tp, const VerifyItem* items, size_t n, uint8_t* ok);
-  EngineStatus keygen_chunk(Slot& s, const TaskParams& tp, const uint8_t* seeds, size_t count, uint8_t* pks,
-                            uint8_t* sks);
-  EngineStatus verify_chunk(Slot& s, const TaskParams& tp, const VerifyItem* items, size_t count, uint8_t* ok);
-
-  // Runs chunk(slot, first, count) over [0, n), round-robin over the slots.
-  template <typename Chunk>
-  EngineStatus run(size_t n, Chunk chunk) {
-    size_t next = 0;
-    for (size_t first = 0; first < n; first += config.chunk_items) {
-      Slot& s = slots[next++ % slots.size()];
-      EngineStatus st = finish(s);
-      if (st.ok()) st = chunk(s, first, std::min(config.chunk_items, n - first));
-      if (!st.ok()) {
-        drain();
-        return st;
-      }
-    }
-    for (Slot& s : slots) {
-      EngineStatus st = finish(s);
-      if (!st.ok()) {
-        drain();
-        return st;
-      }
-    }
+    done.wait();
+    for (const EngineStatus& st : results)
+      if (!st.ok()) return st;
     return {};
   }
 };
 
-EngineStatus Engine::Impl::keygen_chunk(Slot& s, const TaskParams& tp, const uint8_t* seeds, size_t count,
-                                        uint8_t* pks, uint8_t* sks) {
-  const size_t in_bytes = count * SEED_BYTES;
-  const size_t pk_total = count * tp.pk_bytes, sk_total = count * tp.sk_bytes;
-  if (EngineStatus st = s.in.reserve(in_bytes); !st.ok()) return st;
-  if (EngineStatus st = s.out.reserve(pk_total + sk_total); !st.ok()) return st;
-  s.busy = true;  // from here on drain() must wipe
-  s.count = count;
-  s.dst_ok = nullptr;
-  s.dst_pks = pks;
-  s.dst_sks = sks;
-  s.pk_bytes = tp.pk_bytes;
-  s.sk_bytes = tp.sk_bytes;
-  s.secret_in_bytes = in_bytes;
-  std::memcpy(s.in.host, seeds, in_bytes);
-  MLDSA_CUDA_TRY(cudaMemcpyAsync(s.in.dev, s.in.host, in_bytes, cudaMemcpyHostToDevice, s.stream));
-  MLDSA_CUDA_TRY(launch_keygen(tp, s.in.dev, s.out.dev, s.out.dev + pk_total, static_cast<uint32_t>(count), s.stream));
-  MLDSA_CUDA_TRY(cudaMemcpyAsync(s.out.host, s.out.dev, pk_total + sk_total, cudaMemcpyDeviceToHost, s.stream));
-  // Seeds and secret keys leave no trace in device memory.
-  MLDSA_CUDA_TRY(cudaMemsetAsync(s.in.dev, 0, in_bytes, s.stream));
-  MLDSA_CUDA_TRY(cudaMemsetAsync(s.out.dev + pk_total, 0, sk_total, s.stream));
+namespace {
+
+// One key generation, signature and verification (and a rejected one) on a
+// logical device, against the core: a device that answers wrongly is refused
+// before it gets work. Runs every kernel once, so the device has loaded them
+// and sized its local memory before the first batch.
+EngineStatus self_test(DeviceWorker& w) {
+  const Params& p = params(ParamSet::ML_DSA_44);
+  const TaskParams tp = task_params(p);
+  uint8_t seed[SEED_BYTES], mu[MU_BYTES];
+  const uint8_t zero_rnd[RND_BYTES] = {};
+  for (size_t i = 0; i < sizeof seed; ++i) seed[i] = static_cast<uint8_t>(7 * i + 3);
+  for (size_t i = 0; i < sizeof mu; ++i) mu[i] = static_cast<uint8_t>(5 * i + 1);
+  std::unique_ptr<PrivateKey> key;
+  if (PrivateKey::from_seed(p, seed, key) != Status::ok) return {EngineError::device, "self-test: core keygen failed"};
+  std::vector<uint8_t> want_sig(p.sig_bytes), pk(p.pk_bytes), sk(p.sk_bytes), sig(p.sig_bytes);
+  if (sign_mu(*key, mu, zero_rnd, want_sig.data()) != Status::ok)
+    return {EngineError::device, "self-test: core signing failed"};
+  auto wrong = [](const char* what) { return EngineStatus{EngineError::device, std::string("self-test: ") + what}; };
+
+  EngineStatus st = w.keygen(tp, seed, 1, pk.data(), sk.data());
+  const bool keys_equal = st.ok() && std::memcmp(pk.data(), key->public_key().encoded().data(), pk.size()) == 0 &&
+                          std::memcmp(sk.data(), key->encoded().data(), sk.size()) == 0;
+  secure_zero(sk.data(), sk.size());
+  if (!st.ok()) return st;
+  if (!keys_equal) return wrong("the device's key differs from the core's");
+
+  const SignItem item{key->encoded().data(), mu, zero_rnd};
+  Status sign_status = Status::internal_error;
+  if (st = w.sign(tp, &item, 1, sig.data(), &sign_status, SignScheduling::dynamic); !st.ok()) return st;
+  if (sign_status != Status::ok || sig != want_sig) return wrong("the device's signature differs from the core's");
+
+  std::vector<uint8_t> bad = want_sig;
+  bad[p.sig_bytes / 2] ^= 1;
+  const VerifyItem items[2] = {{pk.data(), want_sig.data(), want_sig.size(), mu, nullptr, 0, nullptr, 0},
+                               {pk.data(), bad.data(), bad.size(), mu, nullptr, 0, nullptr, 0}};
+  Status verdict[2] = {Status::internal_error, Status::internal_error};
+  if (st = w.verify(tp, items, 2, verdict); !st.ok()) return st;
+  if (verdict[0] != Status::ok || verdict[1] != verify_mu(key->public_key(), mu, bad))
+    return wrong("the device's verdicts differ from the core's");
   return {};
 }
 
-EngineStatus Engine::Impl::keygen(const TaskParams& tp, const uint8_t* seeds, size_t n, uint8_t* pks,
-                                  uint8_t* sks) {
-  return run(n, [&](Slot& s, size_t first, size_t count) {
-    return keygen_chunk(s, tp, seeds + first * SEED_BYTES, count, pks + first * tp.pk_bytes,
-                        sks + first * tp.sk_bytes);
-  });
-}
-
-// In-staging layout of a verify chunk (all offsets 8-aligned):
-// pks | sigs | mus | modes | offsets (count + 1, uint32) | arena (the M's).
-EngineStatus Engine::Impl::verify_chunk(Slot& s, const TaskParams& tp, const VerifyItem* items, size_t count,
-                                        uint8_t* ok) {
-  size_t arena_bytes = 0;
-  for (size_t i = 0; i < count; ++i) {
-    const VerifyItem& it = items[i];
-    if (!it.mu && it.ctx_len <= MAX_CONTEXT_BYTES) arena_bytes += 2 + it.ctx_len + it.msg_len;
-  }
-  if (arena_bytes > UINT32_MAX) return {EngineError::bad_argument, "messages of one chunk exceed 4 GiB"};
-  const size_t off_pks = 0;
-  const size_t off_sigs = align8(off_pks + count * tp.pk_bytes);
-  const size_t off_mus = align8(off_sigs + count * tp.sig_bytes);
-  const size_t off_modes = align8(off_mus + count * MU_BYTES);
-  const size_t off_offsets = align8(off_modes + count);
-  const size_t off_arena = align8(off_offsets + (count + 1) * sizeof(uint32_t));
-  const size_t in_bytes = off_arena + arena_bytes;
-  if (EngineStatus st = s.in.reserve(in_bytes); !st.ok()) return st;
-  if (EngineStatus st = s.out.reserve(count); !st.ok()) return st;
-  s.busy = true;
-  s.count = count;
-  s.dst_ok = ok;
-  s.secret_in_bytes = 0;
-  s.pk_bytes = s.sk_bytes = 0;
-
-  uint8_t* h = s.in.host;
-  uint8_t* modes = h + off_modes;
-  uint32_t* offsets = reinterpret_cast<uint32_t*>(h + off_offsets);
-  uint32_t pos = 0;
-  for (size_t i = 0; i < count; ++i) {
-    const VerifyItem& it = items[i];
-    offsets[i] = pos;
-    const bool well_formed = it.pk && it.sig && it.sig_len == tp.sig_bytes &&
-                             (it.mu || ((it.msg || it.msg_len == 0) && (it.ctx || it.ctx_len == 0) &&
-                                        it.ctx_len <= MAX_CONTEXT_BYTES));
-    if (!well_formed) {
-      modes[i] = kVerifyReject;
-      continue;
-    }
-    std::memcpy(h + off_pks + i * tp.pk_bytes, it.pk, tp.pk_bytes);
-    std::memcpy(h + off_sigs + i * tp.sig_bytes, it.sig, tp.sig_bytes);
-    if (it.mu) {
-      modes[i] = kVerifyMu;
-      std::memcpy(h + off_mus + i * MU_BYTES, it.mu, MU_BYTES);
-    } else {
-      // M' = 0 || len(ctx) || ctx || msg  (FIPS 204 Algorithm 3 line 5)
-      modes[i] = kVerifyMessage;
-      uint8_t* m = h + off_arena + pos;
-      m[0] = 0;
-      m[1] = static_cast<uint8_t>(it.ctx_len);
-      if (it.ctx_len) std::memcpy(m + 2, it.ctx, it.ctx_len);
-      if (it.msg_len) std::memcpy(m + 2 + it.ctx_len, it.msg, it.msg_len);
-      pos += static_cast<uint32_t>(2 + it.ctx_len + it.msg_len);
-    }
-  }
-  offsets[count] = pos;
-
-  MLDSA_CUDA_TRY(cudaMemcpyAsync(s.in.dev, h, in_bytes, cudaMemcpyHostToDevice, s.stream));
-  const uint8_t* d = s.in.dev;
-  const VerifyChunk chunk{d + off_pks,
-                          d + off_sigs,
-                          d + off_mus,
-                          d + off_modes,
-                          reinterpret_cast<const uint32_t*>(d + off_offsets),
-                          d + off_arena,
-                          s.out.dev};
-  MLDSA_CUDA_TRY(launch_verify(tp, chunk, static_cast<uint32_t>(count), s.stream));
-  MLDSA_CUDA_TRY(cudaMemcpyAsync(s.out.host, s.out.dev, count, cudaMemcpyDeviceToHost, s.stream));
-  return {};
-}
-
-EngineStatus Engine::Impl::verify(const TaskParams& tp, const VerifyItem* items, size_t n, uint8_t* ok) {
-  return run(n, [&](Slot& s, size_t first, size_t count) {
-    return verify_chunk(s, tp, items + first, count, ok + first);
-  });
-}
-
-// ---------------------------------------------------------------------------
+}  // namespace
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
-std::unique_ptr<Engine> Engine::create(std::string* why, const EngineConfig& config) {
+std::unique_ptr<Engine> Engine::create(std::shared_ptr<Platform> platform, const EngineConfig& config,
+                                       std::string* why) {
   auto fail = [&](std::string reason) -> std::unique_ptr<Engine> {
     if (why) *why = std::move(reason);
     return nullptr;
   };
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return fail(std::string("no CUDA device (") + cudaGetErrorString(err) + ")");
+  if (!platform) return fail("no device platform");
+  if (config.streams == 0 || config.streams > 64 || config.chunk_items == 0 || config.chunk_items > (size_t{1} << 20) ||
+      config.timeout.count() <= 0 || config.sign_attempt_limit == 0)
+    return fail("bad engine configuration (streams 1..64, chunk_items 1..1048576, a positive timeout and loop limit)");
+  const int count = platform->device_count();
+  if (count <= 0) return fail("no " + platform->name() + " device");
+  std::vector<int> logical = config.devices;
+  if (logical.empty()) {
+    std::string bad;
+    if (!parse_device_list(config.gpus, config.split, count, logical, &bad)) return fail(bad);
   }
-  if (count == 0) return fail("no CUDA device");
-  if (config.streams == 0 || config.chunk_items == 0 || config.chunk_items > UINT32_MAX)
-    return fail("bad engine configuration (streams and chunk_items must be positive)");
+  for (int d : logical)
+    if (d < 0 || d >= count) return fail("device " + std::to_string(d) + " does not exist (" + std::to_string(count) + ")");
 
   auto impl = std::make_unique<Impl>();
+  impl->platform = platform;
   impl->config = config;
-  cudaDeviceProp prop{};
-  if (cudaError_t e = cudaSetDevice(0); e != cudaSuccess) return fail(std::string("cudaSetDevice: ") + cudaGetErrorString(e));
-  if (cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess)
-    return fail(std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(e));
-  impl->description = std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
-                      ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
-  impl->slots.resize(config.streams);
-  for (Slot& s : impl->slots)
-    if (cudaError_t e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking); e != cudaSuccess)
-      return fail(std::string("cudaStreamCreate: ") + cudaGetErrorString(e));
+  // On a failure below, impl's destructor destroys the workers made so far on
+  // their own threads and joins every thread started.
+  for (int ordinal : logical) {
+    Impl::Lane lane;
+    lane.ordinal = ordinal;
+    try {
+      lane.thread = std::make_unique<HostThread>(config.start_thread);
+    } catch (const std::exception& e) {
+      return fail("cannot start the host thread of device " + std::to_string(ordinal) + ": " + e.what());
+    }
+    EngineStatus st;
+    std::string open_why;
+    lane.thread->run([&] {
+      Device* dev = platform->device(ordinal, &open_why);
+      st = dev ? DeviceWorker::create(*dev, config, lane.worker) : EngineStatus{EngineError::device, open_why};
+    });
+    impl->lanes.push_back(std::move(lane));
+    if (!st.ok()) return fail("device " + std::to_string(ordinal) + ": " + st.message);
+  }
+  if (config.self_test) {
+    for (Impl::Lane& lane : impl->lanes) {
+      EngineStatus st;
+      lane.thread->run([&] { st = self_test(*lane.worker); });
+      if (!st.ok()) return fail("device " + std::to_string(lane.ordinal) + ": " + st.message);
+    }
+  }
+  const std::string& first = impl->lanes.front().worker->properties().name;
+  bool same = true;
+  for (const Impl::Lane& lane : impl->lanes) same = same && lane.worker->properties().name == first;
+  if (same) {
+    impl->description = (impl->lanes.size() > 1 ? std::to_string(impl->lanes.size()) + " x " : "") + first;
+  } else {
+    for (const Impl::Lane& lane : impl->lanes)
+      impl->description += (impl->description.empty() ? "" : ", ") + lane.worker->properties().name;
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+std::unique_ptr<Engine> Engine::create(std::string* why, EngineConfig config) {
+  if (!engine_config_from_environment(config, why)) return nullptr;
+  std::shared_ptr<Platform> platform = default_platform(why);
+  if (!platform) return nullptr;
+  return create(std::move(platform), config, why);
 }
 
 EngineStatus Engine::keygen(const Params& p, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks) {
   if (n == 0) return {};
   if (!seeds || !pks || !sks) return {EngineError::bad_argument, "keygen: null buffer"};
+  const TaskParams tp = task_params(p);
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->keygen(task_params(p), seeds, n, pks, sks);
+  return impl_->split(n, [&](DeviceWorker& w, size_t first, size_t count) {
+    return w.keygen(tp, seeds + first * SEED_BYTES, count, pks + first * p.pk_bytes, sks + first * p.sk_bytes);
+  });
 }
 
-EngineStatus Engine::verify(const Params& p, const VerifyItem* items, size_t n, uint8_t* ok) {
+EngineStatus Engine::verify(const Params& p, const VerifyItem* items, size_t n, Status* results) {
   if (n == 0) return {};
-  if (!items || !ok) return {EngineError::bad_argument, "verify: null buffer"};
+  if (!items || !results) return {EngineError::bad_argument, "verify: null buffer"};
+  const TaskParams tp = task_params(p);
   std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->verify(task_params(p), items, n, ok);
+  return impl_->split(n, [&](DeviceWorker& w, size_t first, size_t count) {
+    return w.verify(tp, items + first, count, results + first);
+  });
 }
 
-EngineStatus Engine::sign(const Params& p, const SignItem* items, size_t n, uint8_t* sigs, SignScheduling mode) {
+EngineStatus Engine::sign(const Params& p, const SignItem* items, size_t n, uint8_t* sigs, Status* results,
+                          SignScheduling mode) {
   if (n == 0) return {};
+  if (!items || !sigs || !results) return {EngineError::bad_argument, "sign: null buffer"};
+  const TaskParams tp = task_params(p);
   std::lock_guard<std::mutex> lock(impl_->mu);
-  if (!impl_->signer) {
-    std::string why;
-    const std::vector<int> devices = sign_devices(&why);
-    if (devices.empty()) return {EngineError::bad_argument, "sign: " + why};
-    if (EngineStatus st = SignRunner::create(devices, impl_->config, impl_->signer); !st.ok()) return st;
-  }
-  return impl_->signer->sign(p, items, n, sigs, mode);
+  return impl_->split(n, [&](DeviceWorker& w, size_t first, size_t count) {
+    return w.sign(tp, items + first, count, sigs + first * p.sig_bytes, results + first, mode);
+  });
 }
 
 const std::string& Engine::device_description() const { return impl_->description; }
+size_t Engine::logical_devices() const { return impl_->lanes.size(); }
+size_t Engine::live_devices() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  size_t live = 0;
+  for (const Impl::Lane& lane : impl_->lanes) live += !lane.worker->lost();
+  return live;
+}
+
+bool engine_config_from_environment(EngineConfig& cfg, std::string* why) {
+  auto bad = [&](const char* name, const char* value, const char* want) {
+    if (why) *why = std::string(name) + ": '" + value + "' is not " + want;
+    return false;
+  };
+  if (const char* v = std::getenv("MLDSA_ACCEL_GPUS")) cfg.gpus = v;
+  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_SPLIT")) cfg.split = v;
+  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_TIMEOUT_MS"); v && *v) {
+    uint64_t ms = 0;
+    if (!parse_number(v, 1, 3600000, ms)) return bad("MLDSA_ACCEL_GPU_TIMEOUT_MS", v, "a whole number in 1..3600000");
+    cfg.timeout = std::chrono::milliseconds(ms);
+  }
+  if (const char* v = std::getenv("MLDSA_ACCEL_SIGN_KEY_CACHE"); v && *v) {
+    if (std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0) return bad("MLDSA_ACCEL_SIGN_KEY_CACHE", v, "0 or 1");
+    cfg.sign_key_cache = v[0] == '1';
+  }
+  return true;
+}
+
+std::shared_ptr<Platform> default_platform(std::string* why) {
+  SimConfig sim;
+  bool use_sim = false;
+  if (!sim_config_from_environment(sim, &use_sim, why)) return nullptr;
+  if (use_sim) return make_sim_platform(sim);
+  return cuda_platform(why);
+}
+
+#ifndef MLDSA_HAVE_CUDA_DEVICE
+std::shared_ptr<Platform> cuda_platform(std::string* why) {
+  if (why) *why = "built without CUDA";
+  return nullptr;
+}
+#endif
 
 }  // namespace mldsa::gpu

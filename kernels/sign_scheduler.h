@@ -18,6 +18,13 @@
 // below the final best was run and rejected. And no task is lost: its owner
 // keeps going until some attempt of the task is accepted.
 //
+// The loop limit: attempt numbers at or above max_attempts are never run
+// (FIPS 204 Appendix C's bound, 814, as the core's sign_mu). A task whose
+// attempts below the limit are all rejected ends with best == kNoAttempt: the
+// host reports Status::sign_attempts_exhausted for it, as the core does. (It
+// cannot happen with a valid key; a corrupt expanded key must not hang the
+// device.)
+//
 // Plain per-batch loop (no dynamic scheduling, to measure the gain): as many
 // units as tasks, speculate = 0; each unit then owns one task and loops.
 #pragma once
@@ -29,12 +36,16 @@
 namespace mldsa::gpu {
 
 inline constexpr uint32_t kNoAttempt = 0xFFFFFFFFu;
+// FIPS 204 Appendix C: 814 attempts (ML-DSA-44's bound, the largest of the
+// three), the core's kMaxSignAttempts.
+inline constexpr uint32_t kSignAttemptLimit = 814;
 
 // The shared state of one batch: device memory on the GPU, host memory in the
 // tests. Counters start at zero, best[] at kNoAttempt, lock[] at zero.
 struct SignSchedule {
   uint32_t n = 0;             // tasks
   uint32_t speculate = 0;     // 0: units only run attempts of the tasks they own
+  uint32_t max_attempts = kSignAttemptLimit;  // attempt numbers >= this are never run
   uint32_t* next_task = nullptr;    // 1 word: the next task without an owner
   uint32_t* spec_cursor = nullptr;  // 1 word: round-robin position of speculation
   uint32_t* done = nullptr;         // 1 word: tasks whose owner has finished
@@ -42,6 +53,33 @@ struct SignSchedule {
   uint32_t* best = nullptr;         // n: smallest accepted attempt so far
   uint32_t* lock = nullptr;         // n: held while a signature is written
 };
+
+// The schedule's words for n tasks (device memory on the GPU): 3 counters,
+// then next_attempt, best and lock (n each).
+inline constexpr uint32_t sign_schedule_words(uint32_t n) { return 3 + 3 * n; }
+inline constexpr uint32_t sign_schedule_best_offset(uint32_t n) { return 3 + n; }
+inline SignSchedule sign_schedule_at(uint32_t* words, uint32_t n, bool speculate, uint32_t max_attempts) {
+  SignSchedule s;
+  s.n = n;
+  s.speculate = speculate ? 1 : 0;
+  s.max_attempts = max_attempts;
+  s.next_task = words;
+  s.spec_cursor = words + 1;
+  s.done = words + 2;
+  s.next_attempt = words + 3;
+  s.best = words + sign_schedule_best_offset(n);
+  s.lock = words + 3 + 2 * size_t{n};
+  return s;
+}
+
+// Task i's words back to their start state (and, for task 0, the counters):
+// one thread per task runs it before the loop starts.
+MLDSA_HD inline void sched_reset_task(const SignSchedule& s, uint32_t i) {
+  s.next_attempt[i] = 0;
+  s.best[i] = kNoAttempt;
+  s.lock[i] = 0;
+  if (i == 0) *s.next_task = *s.spec_cursor = *s.done = 0;
+}
 
 enum : uint32_t { kUnitIdle = 0, kUnitOwner = 1, kUnitSpeculative = 2 };
 
@@ -123,7 +161,10 @@ MLDSA_HD inline SchedStep sched_acquire(const SignSchedule& s, SignUnit& u) {
     }
   }
   const uint32_t r = sched_fetch_add(&s.next_attempt[u.task], 1);
-  if (sched_load(&s.best[u.task]) < r) {  // a smaller attempt was accepted: r cannot matter
+  // Past the loop limit, or a smaller attempt was accepted: r is never run.
+  // For the owner the task is over (every attempt below r is handed out; the
+  // ones still running finish before their units stop).
+  if (r >= s.max_attempts || sched_load(&s.best[u.task]) < r) {
     if (u.role == kUnitOwner) sched_fetch_add(s.done, 1);
     u.role = kUnitIdle;
     return SchedStep::retry;

@@ -1,5 +1,5 @@
 // executors.cc - the test executor and the fault-injection wrapper (the GPU
-// adapter is gpu_executor.cc, built only with CUDA).
+// engine's adapter is gpu_executor.cc).
 #include "provider/executors.h"
 
 #include <atomic>
@@ -70,12 +70,5 @@ std::shared_ptr<BatchExecutor> make_cpu_executor() { return std::make_shared<Cpu
 std::shared_ptr<BatchExecutor> with_faults(std::shared_ptr<BatchExecutor> inner, unsigned every_k) {
   return std::make_shared<FaultyExecutor>(std::move(inner), every_k);
 }
-
-#ifndef MLDSA_HAVE_CUDA
-std::shared_ptr<BatchExecutor> make_gpu_executor(std::string* why) {
-  *why = "built without CUDA";
-  return nullptr;
-}
-#endif
 
 }  // namespace mldsa::prov

@@ -1,8 +1,9 @@
-// gpu_executor.cc - the GPU engine as a BatchExecutor (built only when the
-// CUDA engine target exists, MLDSA_HAVE_CUDA).
+// gpu_executor.cc - the GPU engine (kernels/engine.h) as a BatchExecutor: on
+// CUDA, or on the simulated device with MLDSA_ACCEL_SIM_DEVICES=N.
 #include "kernels/engine.h"
 #include "provider/executors.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace mldsa::prov {
@@ -19,26 +20,27 @@ class GpuExecutor final : public BatchExecutor {
     const size_t n = batch.size();
     sign_items_.resize(n);
     sigs_.resize(n * p.sig_bytes);
+    statuses_.resize(n);
     for (size_t i = 0; i < n; ++i) {
       const Request& r = *batch[i];
       // One pointer per key object: the engine expands (or caches) each key once.
       sign_items_[i] = {r.priv->encoded().data(), r.mu, r.rnd};
     }
-    const mldsa::gpu::EngineStatus st = engine_->sign(p, sign_items_.data(), n, sigs_.data());
+    const mldsa::gpu::EngineStatus st = engine_->sign(p, sign_items_.data(), n, sigs_.data(), statuses_.data());
     if (!st.ok()) {
       *why = st.message;
       return false;
     }
     for (size_t i = 0; i < n; ++i) {
       std::copy_n(sigs_.data() + i * p.sig_bytes, p.sig_bytes, batch[i]->sig_out);
-      batch[i]->status = mldsa::Status::ok;
+      batch[i]->status = statuses_[i];
     }
     return true;
   }
 
   bool verify(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override {
     items_.resize(batch.size());
-    ok_.resize(batch.size());
+    statuses_.resize(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
       const Request& r = *batch[i];
       items_[i] = {};
@@ -47,15 +49,14 @@ class GpuExecutor final : public BatchExecutor {
       items_[i].sig_len = r.sig_len;
       items_[i].mu = r.mu;
     }
-    const mldsa::gpu::EngineStatus st = engine_->verify(p, items_.data(), batch.size(), ok_.data());
+    const mldsa::gpu::EngineStatus st = engine_->verify(p, items_.data(), batch.size(), statuses_.data());
     if (!st.ok()) {
       *why = st.message;
       return false;
     }
-    // The engine says accept or reject; the CPU's finer reasons (a malformed
-    // hint) collapse to verify_failed, which signature.cc raises the same way.
-    for (size_t i = 0; i < batch.size(); ++i)
-      batch[i]->status = ok_[i] ? mldsa::Status::ok : mldsa::Status::verify_failed;
+    // The engine gives the core's reasons (malformed hint, wrong length, ...),
+    // so signature.cc raises the same error whichever path ran.
+    for (size_t i = 0; i < batch.size(); ++i) batch[i]->status = statuses_[i];
     return true;
   }
 
@@ -87,13 +88,25 @@ class GpuExecutor final : public BatchExecutor {
   // Reused between batches; only the dispatcher thread calls in.
   std::vector<mldsa::gpu::VerifyItem> items_;
   std::vector<mldsa::gpu::SignItem> sign_items_;
-  std::vector<uint8_t> ok_, seeds_, pks_, sks_, sigs_;
+  std::vector<mldsa::Status> statuses_;
+  std::vector<uint8_t> seeds_, pks_, sks_, sigs_;
 };
 
 }  // namespace
 
-std::shared_ptr<BatchExecutor> make_gpu_executor(std::string* why) {
-  std::unique_ptr<mldsa::gpu::Engine> engine = mldsa::gpu::Engine::create(why);
+std::shared_ptr<BatchExecutor> make_gpu_executor(size_t max_batch, std::string* why) {
+  mldsa::gpu::EngineConfig config;
+  // A batch never has more than max_batch items: chunks (and the buffers
+  // made for them) need not be larger.
+  config.chunk_items = std::clamp<size_t>(max_batch, 1, config.chunk_items);
+  std::unique_ptr<mldsa::gpu::Engine> engine = mldsa::gpu::Engine::create(why, config);
+  if (engine == nullptr) return nullptr;
+  return std::make_shared<GpuExecutor>(std::move(engine));
+}
+
+std::shared_ptr<BatchExecutor> make_gpu_executor(std::shared_ptr<gpu::Platform> platform,
+                                                 const gpu::EngineConfig& config, std::string* why) {
+  std::unique_ptr<mldsa::gpu::Engine> engine = mldsa::gpu::Engine::create(std::move(platform), config, why);
   if (engine == nullptr) return nullptr;
   return std::make_shared<GpuExecutor>(std::move(engine));
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 
 namespace mldsa::prov {
@@ -160,6 +161,18 @@ Router::Router(const RouterConfig& cfg, std::shared_ptr<BatchExecutor> executor,
 
 Router::~Router() {
   stop();
+  // MLDSA_ACCEL_REPORT=1: where the work went, for programs that cannot ask
+  // (openssl speed, servers).
+  if (const char* r = std::getenv("MLDSA_ACCEL_REPORT"); r != nullptr && std::string_view(r) == "1") {
+    const RouterCounters c = counters();
+    std::fprintf(stderr,
+                 "mldsa-accel: %llu requests on the CPU, %llu through the batch queue (%llu batches, mean %.1f; "
+                 "%llu failed, %llu requests recomputed on the CPU); GPU: %s\n",
+                 static_cast<unsigned long long>(c.cpu), static_cast<unsigned long long>(c.queued),
+                 static_cast<unsigned long long>(c.batches), c.mean_batch,
+                 static_cast<unsigned long long>(c.failed_batches), static_cast<unsigned long long>(c.fallbacks),
+                 probed() ? devices_.c_str() : "not probed");
+  }
   // A forked child cannot destroy the parent's queue (see BatchQueue::forked).
   if (probed() && queue_ != nullptr && queue_->forked()) (void)queue_.release();
 }
@@ -193,7 +206,7 @@ void Router::probe() {
     return;
   }
   std::string why;
-  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(&why);
+  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(cfg_.limits.max_batch, &why);
   if (gpu == nullptr) {
     install(nullptr, "none: " + why);
     return;

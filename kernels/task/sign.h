@@ -229,14 +229,15 @@ MLDSA_HD inline void sign_encode(const TaskParams& p, const SignScratch& s, uint
 }
 
 // The whole loop in one thread: attempts 0, 1, ... until one is accepted (the
-// core's sign_mu). Returns the accepted attempt's number.
+// core's sign_mu), at most max_attempts of them. Returns the accepted
+// attempt's number, or max_attempts when none was (sig is then untouched).
 MLDSA_HD inline uint32_t sign_task(const TaskParams& p, const int32_t* key, const uint8_t* mu, const uint8_t* rnd,
-                                   SignScratch& s, uint8_t* sig) {
+                                   SignScratch& s, uint8_t* sig, uint32_t max_attempts) {
   uint8_t rhopp[64];
   sign_rhopp(key, rnd, mu, rhopp);
   uint32_t r = 0;
-  while (!sign_attempt(p, key, mu, rhopp, r, s)) ++r;
-  sign_encode(p, s, sig);
+  while (r < max_attempts && !sign_attempt(p, key, mu, rhopp, r, s)) ++r;
+  if (r < max_attempts) sign_encode(p, s, sig);
   wipe_words(rhopp, sizeof rhopp);
   sign_wipe(s);
   return r;

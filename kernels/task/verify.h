@@ -15,6 +15,15 @@
 
 namespace mldsa::gpu {
 
+// What verify_task reports; the host maps it to the core's mldsa::Status
+// (ok, verify_failed, sig_malformed_hint), so a reject on the GPU carries the
+// same reason as on the CPU.
+inline constexpr uint8_t kVerifyOk = 0, kVerifyFailed = 1, kVerifyMalformedHint = 2;
+inline Status verify_result_status(uint8_t code) {
+  return code == kVerifyOk ? Status::ok : code == kVerifyMalformedHint ? Status::sig_malformed_hint
+                                                                         : Status::verify_failed;
+}
+
 // mu = H(tr || M', 64) with tr = H(pk, 64)  (Algorithm 8 lines 6-7).
 MLDSA_HD inline void message_mu_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mprime, size_t mprime_len,
                                      uint8_t mu[64]) {
@@ -28,13 +37,14 @@ MLDSA_HD inline void message_mu_task(const TaskParams& p, const uint8_t* pk, con
   sponge_squeeze(sp, mu, 64);
 }
 
-// True iff sig (p.sig_bytes) is a valid signature of mu (64 bytes) under pk
-// (p.pk_bytes). Accepts and rejects exactly as mldsa::verify_mu does.
-MLDSA_HD inline bool verify_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mu, const uint8_t* sig) {
+// kVerifyOk iff sig (p.sig_bytes) is a valid signature of mu (64 bytes) under
+// pk (p.pk_bytes). Accepts and rejects exactly as mldsa::verify_mu does, with
+// its reason: kVerifyMalformedHint where sigDecode fails, else kVerifyFailed.
+MLDSA_HD inline uint8_t verify_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mu, const uint8_t* sig) {
   const uint8_t* ctilde = sig;
   const uint8_t* zbytes = sig + p.ctilde_bytes;
   const uint8_t* hint = zbytes + p.l * z_poly_bytes(p);
-  if (!hints_well_formed(hint, p.omega, p.k)) return false;  // sigDecode fails (line 3)
+  if (!hints_well_formed(hint, p.omega, p.k)) return kVerifyMalformedHint;  // sigDecode fails (line 3)
 
   // z, checked against gamma1 - beta (line 13), then in NTT form.
   int32_t z_hat[kMaxL][kN];
@@ -43,7 +53,7 @@ MLDSA_HD inline bool verify_task(const TaskParams& p, const uint8_t* pk, const u
     unpack_bits(z_hat[j], zbytes + j * z_poly_bytes(p), p.gamma1_bits + 1, p.gamma1, true);
     for (int c = 0; c < kN; ++c) {
       const int32_t v = z_hat[j][c];
-      if (v >= bound || v <= -bound) return false;
+      if (v >= bound || v <= -bound) return kVerifyFailed;
     }
     ntt(z_hat[j]);
   }
@@ -89,7 +99,7 @@ MLDSA_HD inline bool verify_task(const TaskParams& p, const uint8_t* pk, const u
   sponge_finalize(hc);
   uint8_t diff = 0;
   for (uint32_t i = 0; i < p.ctilde_bytes; ++i) diff |= sponge_squeeze_byte(hc) ^ ctilde[i];
-  return diff == 0;
+  return diff == 0 ? kVerifyOk : kVerifyFailed;
 }
 
 }  // namespace mldsa::gpu

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# device_check.sh - the one GPU check: configure and build for sm_90, run the
-# CPU-side kernel tests, the GPU-vs-CPU tests (100,000 random cases per
-# parameter set; KeyGen/Verify, then signing) and the GPU benchmarks (KeyGen/
-# Verify, then signing), then print a short table.
-# Meant for the H200 machine (no network: only find_package dependencies);
-# finishes within 8 minutes there. Exit 0: all passed; 1: a failure;
-# 77: no CUDA device (the GPU tests reported themselves skipped).
+# device_check.sh - the one GPU check, for the H200 machine (no network: only
+# find_package dependencies): configure and build for sm_90; the task code and
+# the engine on the simulated device (as CI runs them); the engine on CUDA
+# against the core (ACVP vectors, then MLDSA_ACCEL_GPU_CASES random cases per
+# parameter set, every status and byte compared); the router's GPU executor on
+# CUDA; the engine benchmark (every result checked against the core outside
+# the timing); the provider's bulk tool routed through the GPU (threads, then
+# ASYNC jobs) next to its CPU-only run; then a short table.
+# Finishes within 8 minutes there. Exit 0: all passed; 1: a failure;
+# 77: no CUDA device (the CUDA tests reported themselves skipped).
 #
 # Environment: BUILD_DIR (default build-device), JOBS (16),
 # MLDSA_ACCEL_GPU_CASES (100000), MLDSA_ACCEL_GPU_BATCHES (1000,10000,100000,1000000).
@@ -29,7 +32,7 @@ step() {  # NAME TIMEOUT COMMAND...: runs a step, records PASS/FAIL/SKIP and its
   local left=$((470 - (SECONDS - t_start)))
   if [ "$left" -lt "$limit" ]; then limit=$left; fi
   if [ "$limit" -le 0 ]; then
-    results+=("$(printf '%-40s %-12s' "$name" "NOT RUN (out of time)")")
+    results+=("$(printf '%-44s %-12s' "$name" "NOT RUN (out of time)")")
     failed=1
     return 1
   fi
@@ -38,33 +41,42 @@ step() {  # NAME TIMEOUT COMMAND...: runs a step, records PASS/FAIL/SKIP and its
   rc=${PIPESTATUS[0]}
   local status=PASS
   if [ "$rc" -eq 77 ]; then status=SKIP; elif [ "$rc" -ne 0 ]; then status="FAIL (rc $rc)"; failed=1; fi
-  results+=("$(printf '%-40s %-12s %4d s' "$name" "$status" $((SECONDS - t0)))")
+  results+=("$(printf '%-44s %-12s %4d s' "$name" "$status" $((SECONDS - t0)))")
   return "$rc"
 }
 
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
 fi
+lscpu | grep -m1 "Model name" | tee -a "$log"
 
 step "configure (sm_90, CUDA on)" 90 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DMLDSA_ACCEL_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DMLDSA_ACCEL_BENCH=ON -DMLDSA_ACCEL_TESTS=ON &&
-step "build (-j$jobs)" 200 cmake --build "$build" -j"$jobs" --target task_host_test gpu_test bench_gpu \
-  sign_task_test sign_gpu_test bench_gpu_sign
+step "build (-j$jobs)" 200 cmake --build "$build" -j"$jobs" --target task_host_test sign_task_test \
+  engine_sim_test sim_test engine_cuda_test router_tests bench_gpu mldsa-accel mldsa-accel-bench
 
-gpu_skipped=0
+cuda_skipped=0
 if [ "$failed" -eq 0 ]; then
-  step "task code on the CPU (1000 cases/set)" 90 "$build/tests/kernels/task_host_test" --gtest_brief=1
-  step "sign task + scheduler on the CPU" 60 "$build/tests/kernels/sign_task_test" --gtest_brief=1
+  step "task code + scheduler on the CPU" 60 sh -c \
+    "'$build/tests/kernels/task_host_test' --gtest_brief=1 && '$build/tests/kernels/sign_task_test' --gtest_brief=1"
+  step "engine on the simulated device" 90 sh -c \
+    "MLDSA_ACCEL_GPU_CASES=24 '$build/tests/gpu/engine_sim_test' --gtest_brief=1 && '$build/tests/gpu/sim_test' --gtest_brief=1"
   # gtest exits 0 when tests are skipped: count them from its output.
-  step "GPU vs CPU ($MLDSA_ACCEL_GPU_CASES cases/set)" 180 "$build/tests/gpu/gpu_test" --gtest_brief=1
+  step "engine on CUDA ($MLDSA_ACCEL_GPU_CASES cases/set)" 200 "$build/tests/gpu/engine_cuda_test" --gtest_brief=1
   if grep -q "skipped: no CUDA device" "$log"; then
-    gpu_skipped=1
-    results[-1]="$(printf '%-40s %-12s' "GPU vs CPU" "SKIP (no CUDA device)")"
+    cuda_skipped=1
+    results[-1]="$(printf '%-44s %-12s' "engine on CUDA" "SKIP (no CUDA device)")"
   fi
-  if [ "$gpu_skipped" -eq 0 ]; then
-    step "GPU signing vs CPU ($MLDSA_ACCEL_GPU_CASES cases/set)" 120 "$build/tests/gpu/sign_gpu_test" --gtest_brief=1
-    step "GPU benchmark" 200 "$build/bench/bench_gpu"
-    step "GPU signing benchmark" 150 "$build/bench/bench_gpu_sign"
+  if [ "$cuda_skipped" -eq 0 ]; then
+    step "router + GPU executor on CUDA" 60 "$build/tests/router/router_tests" --gtest_filter='GpuExecutor.*'
+    step "engine benchmark (results checked)" 200 "$build/bench/bench_gpu"
+    for mode in "--threads 16" "--threads 2 --async-jobs 64"; do
+      for op in sign verify; do
+        # shellcheck disable=SC2086
+        step "EVP bulk tool, $op, $mode" 40 env MLDSA_ACCEL_GPU_MIN_INFLIGHT=0 \
+          "$build/tools/mldsa-accel-bench/mldsa-accel-bench" --op "$op" --alg ML-DSA-44 $mode --seconds 5
+      done
+    done
   fi
 fi
 
@@ -73,12 +85,12 @@ echo "=== summary ($((SECONDS - t_start)) s; log: $log)"
 printf '%s\n' "${results[@]}"
 if grep -q "ops/s" "$log"; then
   echo
-  echo "throughput (end to end, host buffers in and out):"
-  grep -E "^(set |ML-DSA)" "$log" | grep -E "ops/s|FAILED|^set "
+  echo "throughput (end to end, host buffers in and out; EVP rows: | mode | ... | ops/s | p50 | p99 |):"
+  grep -E "^(set |ML-DSA|\| (cpu|routed) )" "$log" | grep -E "ops/s|FAILED|^set |^\|"
 fi
 if [ "$failed" -ne 0 ]; then exit 1; fi
-if [ "$gpu_skipped" -eq 1 ]; then
-  echo "skipped: no CUDA device (GPU tests and benchmark did not run)"
+if [ "$cuda_skipped" -eq 1 ]; then
+  echo "skipped: no CUDA device (the CUDA tests and benchmarks did not run)"
   exit 77
 fi
 exit 0

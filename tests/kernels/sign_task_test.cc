@@ -23,9 +23,9 @@
 #include "kernels/key_cache.h"
 #include "kernels/sign_scheduler.h"
 #include "kernels/task/sign.h"
+#include "tests/core/acvp_mu.h"
 #include "tests/core/acvp_vectors.h"
 #include "tests/core/test_keys.h"
-#include "tests/core/reference_hash.h"
 
 namespace mldsa::test {
 namespace {
@@ -50,35 +50,10 @@ Bytes task_sign(const Params& p, const std::vector<int32_t>& key, const uint8_t*
                 uint32_t* attempts = nullptr) {
   auto scratch = std::make_unique<gpu::SignScratch>();
   Bytes sig(p.sig_bytes);
-  const uint32_t r = gpu::sign_task(gpu::task_params(p), key.data(), mu, rnd, *scratch, sig.data());
+  const uint32_t r =
+      gpu::sign_task(gpu::task_params(p), key.data(), mu, rnd, *scratch, sig.data(), gpu::kSignAttemptLimit);
   if (attempts) *attempts = r + 1;
   return sig;
-}
-
-// mu of an ACVP sigGen record through its interface (the host's job on the GPU
-// path too: MuBuilder for pure, HashML-DSA, internal; external mu as given).
-// Empty with *why set when the record cannot be run.
-Bytes record_mu(const PrivateKey& key, const AcvpRecord& r, std::string* why) {
-  const uint8_t* tr = key.public_key().tr();
-  MuBuilder b;
-  const std::string& iface = r.text("signatureInterface");
-  if (iface == "internal") {
-    if (r.flag("externalMu")) return r.bytes("mu");
-    b.init_internal(tr);
-    b.update(r.bytes("message"));
-  } else if (r.text("preHash") == "pure") {
-    if (b.init_pure(tr, r.bytes("context")) != Status::ok) return *why = "init_pure", Bytes{};
-    b.update(r.bytes("message"));
-  } else {
-    HashAlg h;
-    if (!hash_from_name(r.text("hashAlg"), h)) return *why = "unknown hashAlg " + r.text("hashAlg"), Bytes{};
-    const Bytes digest = openssl_digest(h, r.bytes("message"));
-    if (digest.empty()) return *why = std::string("OpenSSL cannot compute ") + openssl_md_name(h), Bytes{};
-    if (b.init_prehash(tr, r.bytes("context"), h, digest) != Status::ok) return *why = "init_prehash", Bytes{};
-  }
-  Bytes mu(MU_BYTES);
-  b.final(mu.data());
-  return mu;
 }
 
 void run_siggen_file(const std::string& file, size_t want_records) {
@@ -95,7 +70,7 @@ void run_siggen_file(const std::string& file, size_t want_records) {
       ASSERT_EQ(PrivateKey::from_sk(*p, r.bytes("sk"), key), Status::ok) << r.id();
     }
     std::string why;
-    const Bytes mu = record_mu(*key, r, &why);
+    const Bytes mu = acvp_record_mu(key->public_key().tr(), r, &why);
     ASSERT_EQ(mu.size(), MU_BYTES) << r.id() << ": " << why;
     Bytes rnd(RND_BYTES, 0);  // deterministic signing
     if (!r.flag("deterministic")) {

@@ -5,7 +5,9 @@
 // ctest runs this binary in several modes, set by the environment the module
 // reads at load: MLDSA_ACCEL_TEST_EXECUTOR=cpu + MLDSA_ACCEL_GPU_MIN_INFLIGHT=0
 // (everything through the batch queue), the same with
-// MLDSA_ACCEL_TEST_FAIL_EVERY=k (executor faults), and MLDSA_ACCEL_GPU=off.
+// MLDSA_ACCEL_TEST_FAIL_EVERY=k (executor faults), MLDSA_ACCEL_SIM_DEVICES=2
+// (the whole GPU path: executor, engine, simulated devices), the same with
+// MLDSA_ACCEL_SIM_FAULTS (device faults; a hung kernel), and MLDSA_ACCEL_GPU=off.
 #include "tests/provider/provider_fixture.h"
 
 #include <openssl/async.h>
@@ -23,8 +25,14 @@ bool env_is(const char* name, const char* value) {
   const char* v = std::getenv(name);
   return v != nullptr && std::string(v) == value;
 }
-bool queue_mode() { return env_is("MLDSA_ACCEL_TEST_EXECUTOR", "cpu") && !env_is("MLDSA_ACCEL_GPU", "off"); }
-bool fault_mode() { return queue_mode() && std::getenv("MLDSA_ACCEL_TEST_FAIL_EVERY") != nullptr; }
+bool sim_mode() { return std::getenv("MLDSA_ACCEL_SIM_DEVICES") != nullptr && !env_is("MLDSA_ACCEL_GPU", "off"); }
+bool queue_mode() {
+  return (env_is("MLDSA_ACCEL_TEST_EXECUTOR", "cpu") || sim_mode()) && !env_is("MLDSA_ACCEL_GPU", "off");
+}
+bool fault_mode() {
+  return queue_mode() &&
+         (std::getenv("MLDSA_ACCEL_TEST_FAIL_EVERY") != nullptr || std::getenv("MLDSA_ACCEL_SIM_FAULTS") != nullptr);
+}
 
 struct Counters {
   uint64_t cpu = 0, queued = 0, full = 0, batches = 0, fallbacks = 0;
@@ -126,7 +134,7 @@ TEST_F(RoutedEvp, ThreadsGetTheCoresSignatures) {
   auto w = work(96);
   std::atomic<size_t> wrong{0};
   std::vector<std::thread> pool;
-  constexpr unsigned kThreads = 12;
+  constexpr unsigned kThreads = 16;
   for (unsigned t = 0; t < kThreads; ++t) {
     pool.emplace_back([&, t] {
       for (size_t i = t; i < w.size(); i += kThreads) {
@@ -248,7 +256,7 @@ TEST_F(RoutedEvp, ProviderReportsRouting) {
     EXPECT_EQ(c.devices, "none: gpu = off");
   }
   if (queue_mode()) {
-    EXPECT_NE(c.devices.find("test executor"), std::string::npos) << c.devices;
+    EXPECT_NE(c.devices.find(sim_mode() ? "simulated device" : "test executor"), std::string::npos) << c.devices;
   }
   if (c.batches > 0) {
     EXPECT_GE(c.mean, 1.0);

@@ -5,6 +5,8 @@
 #include "provider/batch_queue.h"
 #include "provider/executors.h"
 #include "provider/router.h"
+#include "kernels/engine.h"
+#include "kernels/sim_device.h"
 
 #include <gtest/gtest.h>
 
@@ -535,18 +537,34 @@ TEST(RouterConfig, GpuOffNeverQueues) {
 }
 
 // ---------------------------------------------------------------------------
-// The GPU engine behind the executor interface (a CUDA device needed).
+// The GPU engine behind the executor interface: on simulated devices (always)
+// and on CUDA (skipped without a device): router -> batch queue -> GPU
+// executor -> engine -> device.
 
-TEST(GpuExecutor, VerifyAndKeygenEqualCpu) {
+gpu::EngineConfig small_engine() {
+  gpu::EngineConfig c;
+  c.chunk_items = 16;
+  c.streams = 3;
+  return c;
+}
+
+std::shared_ptr<BatchExecutor> sim_executor(int devices, std::vector<gpu::SimFault> faults = {},
+                                            gpu::EngineConfig config = small_engine()) {
+  gpu::SimConfig sc;
+  sc.devices = devices;
+  sc.faults = std::move(faults);
   std::string why;
-  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(&why);
-  if (gpu == nullptr) GTEST_SKIP() << "skipped: no CUDA device (engine: " << why << ")";
+  std::shared_ptr<BatchExecutor> e = make_gpu_executor(gpu::make_sim_platform(sc), config, &why);
+  EXPECT_NE(e, nullptr) << why;
+  return e;
+}
+
+// Signing (deterministic and with a given rnd) and verification through the
+// router, and key generation through a queue: every result the core's.
+void executor_equals_cpu(std::shared_ptr<BatchExecutor> gpu) {
   auto keys = all_keys();
-  auto cs = cases(keys, 300);
-  RouterConfig cfg = queue_everything(64, 1000us);
-  Router router(cfg, gpu, gpu->description());
-  // Signing (deterministic and with a given rnd) and verification, batched:
-  // every result equal to the core's.
+  auto cs = cases(keys, 150);
+  Router router(queue_everything(64, 1000us), gpu, gpu->description());
   EXPECT_EQ(run_threads(router, cs, 16), 0u);
   const RouterCounters c = router.counters();
   EXPECT_EQ(c.queued, cs.size() * 3);
@@ -580,6 +598,67 @@ TEST(GpuExecutor, VerifyAndKeygenEqualCpu) {
   for (std::thread& th : pool) th.join();
   EXPECT_EQ(wrong.load(), 0u);
   EXPECT_EQ(queue.stats().failed_batches, 0u);
+}
+
+TEST(GpuExecutor, OnSimulatedDevicesEqualsCpu) {
+  for (int devices : {1, 4}) {
+    std::shared_ptr<BatchExecutor> gpu = sim_executor(devices);
+    ASSERT_NE(gpu, nullptr);
+    executor_equals_cpu(gpu);
+  }
+}
+
+TEST(GpuExecutor, OnCudaEqualsCpu) {
+  std::string why;
+  std::shared_ptr<gpu::Platform> cuda = gpu::cuda_platform(&why);
+  if (cuda == nullptr) GTEST_SKIP() << "skipped: " << why;
+  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(cuda, gpu::EngineConfig{}, &why);
+  ASSERT_NE(gpu, nullptr) << why;
+  executor_equals_cpu(gpu);
+}
+
+// Faults injected at the device on a share of the calls, no cooldown: every
+// batch they hit is recomputed on the CPU, every answer is still the core's
+// (each signature compared, each verdict checked), and nothing is lost.
+TEST(GpuExecutor, DeviceFaultsAreRecomputedOnTheCpu) {
+  using gpu::SimFault;
+  using gpu::SimFaultKind;
+  using gpu::SimOp;
+  std::shared_ptr<BatchExecutor> gpu =
+      sim_executor(2, {SimFault{-1, SimOp::launch_sign_loop, 3, true, SimFaultKind::async_error},
+                       SimFault{0, SimOp::launch_verify, 2, true, SimFaultKind::error},
+                       SimFault{1, SimOp::copy_to_host, 5, true, SimFaultKind::async_error}});
+  ASSERT_NE(gpu, nullptr);
+  auto keys = all_keys();
+  auto cs = cases(keys, 120);
+  Router router(queue_everything(8, 500us), gpu, gpu->description());
+  EXPECT_EQ(run_threads(router, cs, 8), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.queued + c.cpu, cs.size() * 3);
+  EXPECT_GT(c.failed_batches, 0u);
+  EXPECT_GT(c.fallbacks, 0u);
+  EXPECT_GT(c.queued, 0u);
+}
+
+// A hung kernel: the batch times out, is recomputed on the CPU, the device is
+// given up, later batches fall back at once, and the router (with its engine
+// and the hung simulated device) is destroyed without waiting for the kernel.
+TEST(GpuExecutor, HungKernelTimesOutAndFallsBack) {
+  gpu::EngineConfig ec = small_engine();
+  ec.timeout = 300ms;
+  std::shared_ptr<BatchExecutor> gpu =
+      sim_executor(1, {gpu::SimFault{-1, gpu::SimOp::launch_verify, 2, false, gpu::SimFaultKind::hang}}, ec);
+  ASSERT_NE(gpu, nullptr);
+  auto keys = all_keys();
+  auto cs = cases(keys, 24);
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    auto router = std::make_unique<Router>(queue_everything(8, 500us), gpu, gpu->description());
+    gpu.reset();
+    EXPECT_EQ(run_threads(*router, cs, 4), 0u);
+    EXPECT_GT(router->counters().fallbacks, 0u);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 60s);
 }
 
 }  // namespace

@@ -4,6 +4,12 @@
 // GPU batch queue, as the provider's settings say). Prints ops/s and latency
 // percentiles as a table, one row per mode.
 //
+// It checks what it measures: every verification must accept, and every
+// signature it makes is kept and verified by the core (cpu/) after the timed
+// run; a failed or wrong one fails the run (exit 1). With
+// MLDSA_ACCEL_SIM_DEVICES=N the provider's GPU path runs on N simulated
+// devices (kernels/sim_device.h).
+//
 //   mldsa-accel-bench [--op sign|verify] [--alg ML-DSA-44|ML-DSA-65|ML-DSA-87]
 //                     [--threads N] [--async-jobs M] [--seconds S]
 //                     [--modes cpu,routed] [--msg-bytes B] [--provider-path DIR]
@@ -22,10 +28,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "cpu/mldsa.h"
 
 #ifndef MLDSA_BENCH_PROVIDER_DIR
 #define MLDSA_BENCH_PROVIDER_DIR "."
@@ -118,7 +127,8 @@ struct Op {
   const std::vector<uint8_t>* sig;  // verify: the signature to check
 };
 
-bool run_op(const Op& op) {
+// One operation; a signature goes to sig (mldsa::MAX_SIG_BYTES), its length to *len.
+bool run_op(const Op& op, uint8_t* sig, size_t* len) {
   EVP_MD_CTX* md = EVP_MD_CTX_new();
   bool ok = false;
   if (md == nullptr) return false;
@@ -126,26 +136,43 @@ bool run_op(const Op& op) {
     ok = EVP_DigestVerifyInit_ex(md, nullptr, nullptr, op.libctx, nullptr, op.pkey, nullptr) == 1 &&
          EVP_DigestVerify(md, op.sig->data(), op.sig->size(), op.msg->data(), op.msg->size()) == 1;
   } else {
-    uint8_t sig[4627];
-    size_t len = sizeof sig;
+    *len = mldsa::MAX_SIG_BYTES;
     ok = EVP_DigestSignInit_ex(md, nullptr, nullptr, op.libctx, nullptr, op.pkey, nullptr) == 1 &&
-         EVP_DigestSign(md, sig, &len, op.msg->data(), op.msg->size()) == 1;
+         EVP_DigestSign(md, sig, len, op.msg->data(), op.msg->size()) == 1;
   }
   EVP_MD_CTX_free(md);
   return ok;
 }
 
-int job_main(void* arg) { return run_op(**static_cast<const Op* const*>(arg)) ? 1 : 0; }
+struct JobArgs {
+  const Op* op;
+  uint8_t* sig;
+  size_t* len;
+};
+int job_main(void* arg) {
+  const JobArgs& a = *static_cast<const JobArgs*>(arg);
+  return run_op(*a.op, a.sig, a.len) ? 1 : 0;
+}
 
 struct ThreadResult {
   std::vector<double> latency_us;
   uint64_t failures = 0;
+  std::vector<uint8_t> sigs;  // every signature made, back to back
 };
 
+void keep(const Op& op, ThreadResult& out, const uint8_t* sig, size_t len) {
+  if (!op.verify) out.sigs.insert(out.sigs.end(), sig, sig + len);
+}
+
 void run_sync(const Op& op, Clock::time_point end, ThreadResult& out) {
+  uint8_t sig[mldsa::MAX_SIG_BYTES];
+  size_t len = 0;
   while (Clock::now() < end) {
     const auto t0 = Clock::now();
-    if (!run_op(op)) ++out.failures;
+    if (run_op(op, sig, &len))
+      keep(op, out, sig, len);
+    else
+      ++out.failures;
     out.latency_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
 }
@@ -163,14 +190,20 @@ void run_async(const Op& op, unsigned m, Clock::time_point end, ThreadResult& ou
     Clock::time_point started;
     bool active = false;
     int ret = 0;
+    uint8_t sig[mldsa::MAX_SIG_BYTES];
+    size_t len = 0;
   };
   std::vector<Job> jobs(m);
-  const Op* op_ptr = &op;
   auto step = [&](Job& j) {
-    const int rc = ASYNC_start_job(&j.job, j.wait, &j.ret, job_main, &op_ptr, sizeof op_ptr);
+    // ASYNC_start_job copies the arguments for a new job; a resumed one keeps its own.
+    JobArgs args{&op, j.sig, &j.len};
+    const int rc = ASYNC_start_job(&j.job, j.wait, &j.ret, job_main, &args, sizeof args);
     if (rc == ASYNC_PAUSE) return;
     j.active = false;
-    if (rc != ASYNC_FINISH || j.ret != 1) ++out.failures;
+    if (rc != ASYNC_FINISH || j.ret != 1)
+      ++out.failures;
+    else
+      keep(op, out, j.sig, j.len);
     out.latency_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - j.started).count());
   };
   for (Job& j : jobs) j.wait = ASYNC_WAIT_CTX_new();
@@ -237,6 +270,33 @@ double percentile(std::vector<double>& v, double q) {
   const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5));
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
   return v[i];
+}
+
+// The signatures a run made, verified by the core (on threads threads, after
+// the timing): how many do not verify, or all of them if the key cannot be read.
+uint64_t wrong_signatures(EVP_PKEY* pkey, const std::string& alg, const std::vector<uint8_t>& msg,
+                          const std::vector<ThreadResult>& results) {
+  uint64_t made = 0;
+  for (const ThreadResult& r : results) made += r.sigs.size();
+  const mldsa::Params* p = mldsa::params_by_name(alg);
+  uint8_t pk[mldsa::MAX_PK_BYTES];
+  size_t pk_len = 0;
+  std::unique_ptr<mldsa::PublicKey> pub;
+  if (p == nullptr || EVP_PKEY_get_octet_string_param(pkey, OSSL_PKEY_PARAM_PUB_KEY, pk, sizeof pk, &pk_len) != 1 ||
+      mldsa::PublicKey::decode(*p, {pk, pk_len}, pub) != mldsa::Status::ok) {
+    std::fprintf(stderr, "cannot read the %s public key to check the signatures\n", alg.c_str());
+    return made ? made : 1;
+  }
+  std::atomic<uint64_t> wrong{0};
+  std::vector<std::thread> pool;
+  for (const ThreadResult& r : results)
+    pool.emplace_back([&, s = &r.sigs] {
+      if (s->size() % p->sig_bytes != 0) ++wrong;
+      for (size_t off = 0; off + p->sig_bytes <= s->size(); off += p->sig_bytes)
+        if (mldsa::verify(*pub, msg, {}, {s->data() + off, p->sig_bytes}) != mldsa::Status::ok) ++wrong;
+    });
+  for (std::thread& t : pool) t.join();
+  return wrong;
 }
 
 // One row: load the provider in a fresh library context (it reads its
@@ -306,12 +366,15 @@ bool run_mode(const Options& o, const std::string& mode) {
               static_cast<unsigned long long>(batches), batches ? static_cast<double>(queued) / static_cast<double>(batches) : 0.0,
               static_cast<unsigned long long>(after.fallbacks - before.fallbacks), after.devices.c_str());
   if (failures != 0) std::fprintf(stderr, "%s: %llu operations failed\n", mode.c_str(), static_cast<unsigned long long>(failures));
+  const uint64_t wrong = o.verify ? 0 : wrong_signatures(pkey, o.alg, msg, results);
+  if (wrong != 0)
+    std::fprintf(stderr, "%s: %llu signatures do not verify\n", mode.c_str(), static_cast<unsigned long long>(wrong));
 
   EVP_PKEY_free(pkey);
   OSSL_PROVIDER_unload(deflt);
   OSSL_PROVIDER_unload(prov);
   OSSL_LIB_CTX_free(libctx);
-  return failures == 0;
+  return failures == 0 && wrong == 0;
 }
 
 }  // namespace

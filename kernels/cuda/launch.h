@@ -1,0 +1,34 @@
+// launch.h - the CUDA kernels (keygen.cu, verify.cu, sign.cu) as
+// cuda_device.cc sees them: each enqueues one kernel on a stream and returns
+// that launch's own error. Internal to kernels/cuda/.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/sign_scheduler.h"
+#include "kernels/task/params.h"
+
+namespace mldsa::gpu {
+
+struct KeygenChunk;
+struct VerifyChunk;
+struct SignChunk;
+
+cudaError_t cuda_launch_keygen(const TaskParams& p, const KeygenChunk& c, uint32_t n, cudaStream_t stream);
+cudaError_t cuda_launch_verify(const TaskParams& p, const VerifyChunk& c, uint32_t n, cudaStream_t stream);
+cudaError_t cuda_launch_sign_expand(const TaskParams& p, const SignChunk& c, cudaStream_t stream);
+cudaError_t cuda_launch_sign_prepare(const TaskParams& p, const SignChunk& c, const SignSchedule& s,
+                                     cudaStream_t stream);
+cudaError_t cuda_launch_sign_loop(const TaskParams& p, const SignChunk& c, const SignSchedule& s, uint32_t units,
+                                  cudaStream_t stream);
+
+// The signing loop kernel's resident threads per multiprocessor (occupancy
+// query), on the calling thread's current device.
+cudaError_t cuda_sign_loop_threads_per_sm(int* threads);
+// The largest local memory (stack) any of our kernels needs per thread.
+cudaError_t cuda_kernels_local_bytes(size_t* bytes);
+
+}  // namespace mldsa::gpu

@@ -1,0 +1,126 @@
+// device.h - the one seam between the GPU engine and a device.
+//
+// The engine (kernels/engine.h, kernels/device_worker.h) reaches a device only
+// through this interface: device and pinned host memory, streams, events and
+// waits, copies, memset, the launch of each of our kernels, and the device's
+// count, properties and occupancy. Two implementations:
+//   - CUDA (kernels/cuda/cuda_device.cc): the CUDA runtime, only where CUDA is
+//     built;
+//   - the simulated device (kernels/sim_device.h), always built: streams are
+//     host workers that run their operations in order, a launch runs the same
+//     task code (kernels/task/chunk.h) on host threads, "device memory" is host
+//     memory the simulation owns and tests can inspect; with a speed model and
+//     injected faults.
+// Every device's calls take the device explicitly (no "current device"), so
+// no thread's CUDA state leaks between devices or into the application.
+//
+// Plain C++, no CUDA header, no OpenSSL.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kernels/sign_scheduler.h"
+#include "kernels/task/params.h"
+
+namespace mldsa::gpu {
+
+struct KeygenChunk;
+struct VerifyChunk;
+struct SignChunk;
+
+enum class DeviceErrc : uint8_t {
+  ok = 0,
+  failed,         // the call (or work queued before a synchronize) failed
+  out_of_memory,
+  timeout,        // synchronize: the stream's work did not finish in time
+  lost,           // the device is unusable from now on
+};
+
+struct DeviceStatus {
+  DeviceErrc code = DeviceErrc::ok;
+  std::string what;  // "cudaMemcpyAsync: an illegal memory access was encountered", "sim device 1: ..."
+  bool ok() const { return code == DeviceErrc::ok; }
+};
+
+struct DeviceProperties {
+  std::string name;           // "NVIDIA H200 (sm_90, 132 SMs)", "simulated device 0"
+  size_t memory_bytes = 0;    // device memory
+  uint32_t multiprocessors = 0;
+  // Threads of the signing loop kernel resident at once (the occupancy query
+  // times the multiprocessors): how many units the dynamic schedule runs.
+  uint32_t sign_units = 0;
+};
+
+// Opaque handles, owned by the device that made them.
+struct StreamHandle;
+struct EventHandle;
+using Stream = StreamHandle*;
+using Event = EventHandle*;
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceProperties& properties() const = 0;
+
+  // Memory: device memory only the device's operations touch, and pinned
+  // host memory the copies stage through.
+  virtual DeviceStatus alloc_device(size_t bytes, void** out) = 0;
+  virtual void free_device(void* p) = 0;
+  virtual DeviceStatus alloc_pinned(size_t bytes, void** out) = 0;
+  virtual void free_pinned(void* p) = 0;
+
+  virtual DeviceStatus create_stream(Stream* out) = 0;
+  virtual void destroy_stream(Stream s) = 0;
+  virtual DeviceStatus create_event(Event* out) = 0;
+  virtual void destroy_event(Event e) = 0;
+
+  // Queued on stream s, run in order. An error returned here is the call's
+  // own (a bad launch); errors of the work itself show at synchronize().
+  virtual DeviceStatus copy_to_device(Stream s, void* dev, const void* host, size_t bytes) = 0;
+  virtual DeviceStatus copy_to_host(Stream s, void* host, const void* dev, size_t bytes) = 0;
+  virtual DeviceStatus zero(Stream s, void* dev, size_t bytes) = 0;
+  // record: e completes when s's work queued so far has; wait: s's later work
+  // waits for e's latest record (nothing, if e was never recorded).
+  virtual DeviceStatus record(Event e, Stream s) = 0;
+  virtual DeviceStatus wait(Stream s, Event e) = 0;
+
+  // The kernels (kernels/task/chunk.h's threads): n tasks; expand: c.nkeys
+  // threads; loop: units threads, each running sign_unit_step until stop.
+  virtual DeviceStatus launch_keygen(Stream s, const TaskParams& p, const KeygenChunk& c, uint32_t n) = 0;
+  virtual DeviceStatus launch_verify(Stream s, const TaskParams& p, const VerifyChunk& c, uint32_t n) = 0;
+  virtual DeviceStatus launch_sign_expand(Stream s, const TaskParams& p, const SignChunk& c) = 0;
+  virtual DeviceStatus launch_sign_prepare(Stream s, const TaskParams& p, const SignChunk& c,
+                                           const SignSchedule& sched) = 0;
+  virtual DeviceStatus launch_sign_loop(Stream s, const TaskParams& p, const SignChunk& c, const SignSchedule& sched,
+                                        uint32_t units) = 0;
+
+  // Host side: waits until everything queued on s has run, at most timeout.
+  // DeviceErrc::timeout when it has not (the work may still be running).
+  virtual DeviceStatus synchronize(Stream s, std::chrono::milliseconds timeout) = 0;
+};
+
+// The devices of one kind. Devices live as long as their platform; a device
+// object may be shared by several logical devices of an engine.
+class Platform {
+ public:
+  virtual ~Platform() = default;
+  virtual std::string name() const = 0;  // "CUDA 13.0", "simulated"
+  virtual int device_count() const = 0;
+  // Opens (on first call) and returns device ordinal; nullptr with *why set.
+  virtual Device* device(int ordinal, std::string* why) = 0;
+};
+
+// The CUDA devices; nullptr with *why set where CUDA is not built in or no
+// device is present ("built without CUDA", "no CUDA device (...)").
+std::shared_ptr<Platform> cuda_platform(std::string* why);
+
+// What the engine runs on when the caller names nothing: the simulated device
+// when MLDSA_ACCEL_SIM_DEVICES=N is set (N devices; see kernels/sim_device.h
+// for the other MLDSA_ACCEL_SIM_* settings), else CUDA. nullptr with *why set.
+std::shared_ptr<Platform> default_platform(std::string* why);
+
+}  // namespace mldsa::gpu

@@ -1,0 +1,95 @@
+// device_worker.h - one logical device of the engine: its streams, the pinned
+// and device buffers of each, the expanded-key caches, and the chunk pipeline
+// of keygen, verify and sign on them. Internal to kernels/.
+//
+// Single-threaded: the engine's host thread for this logical device creates
+// it, makes every call and destroys it, so all of a device's calls happen on
+// threads the engine owns. Plain C++ against kernels/device.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/device.h"
+#include "kernels/engine.h"
+#include "kernels/key_cache.h"
+
+namespace mldsa::gpu {
+
+class DeviceWorker {
+ public:
+  // Streams, events and every buffer, sized for config.chunk_items tasks of
+  // any parameter set (and the key caches when enabled): nothing is allocated
+  // or freed while batches run.
+  static EngineStatus create(Device& device, const EngineConfig& config, std::unique_ptr<DeviceWorker>& out);
+  ~DeviceWorker();
+  DeviceWorker(const DeviceWorker&) = delete;
+  DeviceWorker& operator=(const DeviceWorker&) = delete;
+
+  // As Engine's, for this device's share of a batch.
+  EngineStatus keygen(const TaskParams& tp, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks);
+  EngineStatus verify(const TaskParams& tp, const VerifyItem* items, size_t n, Status* results);
+  EngineStatus sign(const TaskParams& tp, const SignItem* items, size_t n, uint8_t* sigs, Status* results,
+                    SignScheduling mode);
+
+  // A device that timed out or failed for good: every call fails at once.
+  bool lost() const { return lost_; }
+  const std::string& lost_reason() const { return lost_reason_; }
+  const DeviceProperties& properties() const { return device_.properties(); }
+
+  enum class Op : uint8_t { keygen, verify, sign };
+  struct Buffer {
+    uint8_t* host = nullptr;  // pinned; nullptr for device-only buffers
+    uint8_t* dev = nullptr;
+    size_t bytes = 0;
+  };
+  // One stream, its buffers, and what its chunk in flight owes the caller.
+  struct Slot {
+    Stream stream = nullptr;
+    Event expanded = nullptr;  // recorded after the chunk's key expansion
+    Event done = nullptr;      // recorded after the chunk's last operation
+    Buffer in, out, scratch;
+    bool busy = false;
+    Op op = Op::keygen;
+    size_t count = 0;
+    TaskParams tp{};
+    // Where results go, and which staged bytes are secret.
+    uint8_t* dst_a = nullptr;  // keygen: pks; sign: sigs
+    uint8_t* dst_b = nullptr;  // keygen: sks
+    Status* dst_status = nullptr;
+    size_t off_a = 0;          // verify: modes in in.host; sign: best words in out.host
+    size_t in_secret = 0;      // bytes at the start of in
+    size_t out_secret_off = 0, out_secret = 0;
+    size_t scratch_secret = 0; // bytes at the start of scratch
+  };
+  struct CachedKeys;
+
+ private:
+  DeviceWorker(Device& device, const EngineConfig& config);
+
+  EngineStatus failure(const DeviceStatus& st, const char* what);
+  template <typename Stage>
+  EngineStatus run(size_t n, Stage stage);
+  EngineStatus finish(Slot& s);
+  void deliver(Slot& s);
+  void wipe_host(Slot& s);
+  void drain();
+  void clear_caches();
+  EngineStatus stage_keygen(Slot& s, const uint8_t* seeds, size_t count, uint8_t* pks, uint8_t* sks);
+  EngineStatus stage_verify(Slot& s, const VerifyItem* items, size_t max_count, Status* results, size_t* taken);
+  EngineStatus stage_sign(Slot& s, const SignItem* items, size_t count, uint8_t* sigs, Status* results,
+                          SignScheduling mode);
+
+  Device& device_;
+  const EngineConfig config_;
+  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<CachedKeys>> caches_;  // by parameter set, when enabled
+  size_t arena_bytes_ = 0;  // verify: M' bytes one chunk can stage
+  bool lost_ = false;
+  std::string lost_reason_;
+};
+
+}  // namespace mldsa::gpu
