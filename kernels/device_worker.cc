@@ -140,8 +140,12 @@ DeviceWorker::~DeviceWorker() {
   if (!lost_) clear_caches();
   if (lost_) {
     // Abandoned: freeing would wait for the hung work. The host side of the
-    // staging is ours to wipe.
+    // staging is ours to wipe, once a stream's copy in progress (if any) is
+    // given a moment to end; a copy queued behind a hung kernel can still
+    // write its pinned buffer later, which is why those buffers are never
+    // freed for reuse.
     for (Slot& s : slots_) {
+      if (s.stream) device_.synchronize(s.stream, std::chrono::milliseconds(100));
       if (s.in.host) secure_zero(s.in.host, s.in.bytes);
       if (s.out.host) secure_zero(s.out.host, s.out.bytes);
     }
@@ -235,22 +239,45 @@ void DeviceWorker::wipe_host(Slot& s) {
   s.in_secret = s.out_secret = 0;
 }
 
+// Waits until s's stream has run everything queued on it. A synchronize that
+// fails reports one failure (a failed call, or work that failed) and may not
+// have waited, so it is asked again; ok, a timeout or a lost device ends it.
+// A stream still failing after a few tries is not known to be idle.
+DeviceStatus DeviceWorker::settle(Slot& s) {
+  DeviceStatus st;
+  for (int tries = 0; tries < 4; ++tries) {
+    st = device_.synchronize(s.stream, config_.timeout);
+    if (st.code != DeviceErrc::failed) return st;
+  }
+  return {DeviceErrc::lost, st.what + " (the stream keeps failing; it is not known to be idle)"};
+}
+
 // After a failure: every stream finished, the secrets of the chunks in flight
 // zeroed on both sides, and the key caches emptied (a failed chunk may have
-// left a slot half expanded). A stream that does not finish loses the device.
+// left a slot half expanded). A stream that is not known to have finished,
+// or whose secrets could not be zeroed, loses the device: nothing more is
+// queued on it.
 void DeviceWorker::drain() {
   for (Slot& s : slots_) {
     if (!s.busy) continue;
     if (!lost_) {
-      DeviceStatus st = device_.synchronize(s.stream, config_.timeout);
-      if (st.ok() || st.code == DeviceErrc::failed) {  // finished, with or without an error
-        if (s.in_secret) st = device_.zero(s.stream, s.in.dev, s.in_secret);
-        if (st.ok() && s.out_secret) st = device_.zero(s.stream, s.out.dev + s.out_secret_off, s.out_secret);
-        if (st.ok() && s.scratch_secret) st = device_.zero(s.stream, s.scratch.dev, s.scratch_secret);
-        if (st.ok()) st = device_.synchronize(s.stream, config_.timeout);
+      DeviceStatus st = settle(s);
+      if (st.ok() && s.in_secret) st = device_.zero(s.stream, s.in.dev, s.in_secret);
+      if (st.ok() && s.out_secret) st = device_.zero(s.stream, s.out.dev + s.out_secret_off, s.out_secret);
+      if (st.ok() && s.scratch_secret) st = device_.zero(s.stream, s.scratch.dev, s.scratch_secret);
+      // The zeroes ran, or the stream is idle after a failed call to queue one.
+      const DeviceStatus done = settle(s);
+      if (st.ok()) st = done;
+      if (done.code == DeviceErrc::timeout || done.code == DeviceErrc::lost) {
+        failure(done, "drain");
+      } else if (!st.ok()) {
+        // The secrets could not be zeroed on the device: give it up rather
+        // than leave them for the next chunk's reader.
+        failure({DeviceErrc::lost, st.what + " (zeroing secrets after a failure)"}, "drain");
       }
-      if (st.code == DeviceErrc::timeout || st.code == DeviceErrc::lost) failure(st, "drain");
     }
+    // Settled, or lost with its copies in done (a stream that timed out is
+    // stuck in a kernel, after the copy of its inputs).
     wipe_host(s);
     s.scratch_secret = 0;
     s.busy = false;
@@ -263,8 +290,9 @@ void DeviceWorker::clear_caches() {
     c->book.clear();
     if (lost_ || slots_.empty() || slots_[0].stream == nullptr) continue;
     DeviceStatus st = device_.zero(slots_[0].stream, c->arena, c->bytes);
-    if (st.ok()) st = device_.synchronize(slots_[0].stream, config_.timeout);
-    if (st.code == DeviceErrc::timeout || st.code == DeviceErrc::lost) failure(st, "clearing the key cache");
+    const DeviceStatus done = settle(slots_[0]);
+    if (st.ok()) st = done;
+    if (!st.ok()) failure({DeviceErrc::lost, st.what + " (zeroing the key cache)"}, "clearing the key cache");
   }
 }
 

@@ -74,6 +74,7 @@ class DeviceWorker {
   template <typename Stage>
   EngineStatus run(size_t n, Stage stage);
   EngineStatus finish(Slot& s);
+  DeviceStatus settle(Slot& s);
   void deliver(Slot& s);
   void wipe_host(Slot& s);
   void drain();

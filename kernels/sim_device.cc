@@ -373,17 +373,20 @@ class SimPlatform::SimDevice final : public Device {
     });
   }
 
+  // On a lost device too it waits (for the operation in progress: the rest
+  // are dropped), so the host may then reuse what the stream was copying.
   DeviceStatus synchronize(Stream s, std::chrono::milliseconds timeout) override {
     const Admission a = admit(SimOp::synchronize);
     {
       std::lock_guard<std::mutex> lock(m_);
       stats_.synchronize_calls.push_back(call_seq_);
     }
-    if (!a.status.ok()) return a.status;
+    if (!a.status.ok() && a.status.code != DeviceErrc::lost) return a.status;
     std::unique_lock<std::mutex> lock(s->m);
     if (!s->cv.wait_for(lock, timeout, [&] { return s->queue.empty() && !s->running; }))
       return {DeviceErrc::timeout, name() + ": stream " + std::to_string(s->index) + " did not finish within " +
                                        std::to_string(timeout.count()) + " ms"};
+    if (!a.status.ok()) return a.status;
     DeviceStatus st = std::move(s->pending);
     s->pending = {};
     if (st.ok() && lost()) return {DeviceErrc::lost, name() + ": device lost"};

@@ -8,7 +8,8 @@
 #   2. build-asan/   ASan + UBSan build (-DMLDSA_ACCEL_SANITIZE=ON), full ctest (the
 #                    tests that run the openssl CLI with the ASan runtime preloaded)
 #   3. build-ct/     valgrind constant-time check (-DMLDSA_ACCEL_CT_TESTING=ON), ctest -L ct
-#   4. build-tsan/   ThreadSanitizer build of the router tests (-DMLDSA_ACCEL_TSAN=ON), ctest -L router
+#   4. build-tsan/   ThreadSanitizer build of the router, batch queue and GPU engine tests
+#                    (-DMLDSA_ACCEL_TSAN=ON), ctest -L 'router|gpusim'
 # Where /usr/local/cuda/bin/nvcc exists, the release build compiles the CUDA
 # engine (kernels/) for sm_90 too (-DMLDSA_ACCEL_CUDA=ON: a broken CUDA setup
 # fails rather than being skipped); the GPU tests skip themselves without a GPU.
@@ -87,13 +88,14 @@ if wanted release || wanted asan; then
   fi
 fi
 
-# The router and batch queue are the multi-threaded part: their tests, built
+# The router, the batch queue and the GPU engine (its host threads, the
+# simulated device's streams) are the multi-threaded part: their tests, built
 # with -DMLDSA_ACCEL_TSAN=ON (only those targets), run under ThreadSanitizer.
 tsan_stage() {
   local dir="$build_root/build-tsan" targets=()
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DMLDSA_ACCEL_TSAN=ON -DMLDSA_ACCEL_BENCH=OFF -DMLDSA_ACCEL_CUDA=OFF || return 1
-  for t in router_tests router_provider_tests; do
+  for t in router_tests router_provider_tests engine_sim_test sim_test mldsa-accel-bench; do
     if has_target "$dir" "$t"; then targets+=("$t"); fi
   done
   if [ ${#targets[@]} -eq 0 ]; then
@@ -104,7 +106,10 @@ tsan_stage() {
   # ThreadSanitizer does not support fork() in a multi-threaded process (the
   # child can hang in the runtime): the fork test runs in the other stages.
   echo "skipped under TSan: router tests with 'Forked' in their name (fork after threads is unsupported)"
-  run_ctest "$dir" -L router -E Forked --no-tests=error
+  # The engine's known-answer and random-case tests add no threads of their
+  # own (the release and ASan stages run them); the races are in the rest.
+  echo "skipped under TSan: EngineTest.Acvp*, EngineTest.RandomCases*, EngineTest.KeyCacheHits* (run in release and asan)"
+  run_ctest "$dir" -L 'router|gpusim' -E 'Forked|EngineTest\.(Acvp|RandomCases|KeyCacheHits)' --no-tests=error
 }
 
 cuda_opts=()

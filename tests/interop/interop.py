@@ -9,7 +9,7 @@ Three "sides" run the openssl command line:
 Each area checks both directions between openssl35 and each of our sides.
 
 Usage: interop.py --provider MODULE.so --probe PROBE [--openssl30 PATH] AREA
-AREA: capabilities30 async30 capabilities keys sign x509 cms tls speed speed_async
+AREA: capabilities30 async30 capabilities keys sign x509 cms tls speed speed_async speed_sim
 Every area but capabilities30 and async30 needs OPENSSL35 (a 3.5+ openssl binary); without
 it the script prints "skipped: OPENSSL35 not set" and exits 77.
 """
@@ -417,12 +417,14 @@ def speed_rates(text, variant):
     return tuple(float(x) for x in m.groups()) if m else None
 
 
-def area_speed(checks, o35, module, work, extra):
-    """openssl speed on 3.5 with our provider (extra: e.g. -async_jobs 4)."""
+def area_speed(checks, o35, module, work, extra, env=None):
+    """openssl speed on 3.5 with our provider (extra: e.g. -async_jobs 4; env: more environment).
+    Returns the combined output of each run."""
+    outputs = []
     for variant in VARIANTS:
         cmd = [o35, "speed"] + provider_flags(module) + ["-seconds", "1"] + extra + [variant]
         try:
-            p = subprocess.run(cmd, capture_output=True, timeout=60, cwd=work)
+            p = subprocess.run(cmd, capture_output=True, timeout=60, cwd=work, env=dict(os.environ, **(env or {})))
             out, rc = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace"), p.returncode
         except subprocess.TimeoutExpired:
             out, rc = "(timed out)", 124
@@ -432,6 +434,23 @@ def area_speed(checks, o35, module, work, extra):
                      f"$ {' '.join(cmd)}\n  rc={rc}\n{out[-2000:]}")
         if rates:  # openssl speed's own table: header and row
             print("\n".join("  " + l for l in out.splitlines() if "keygens/s" in l or l.strip().startswith(variant)))
+        outputs.append((variant, out))
+    return outputs
+
+
+def area_speed_sim(checks, o35, module, work):
+    """openssl speed -async_jobs 64 with the provider's GPU path on two simulated devices
+    (router, batch queue, GPU executor, engine): its signatures verify (speed checks them),
+    and the provider's report at unload shows the work went through the batch queue."""
+    env = {"MLDSA_ACCEL_SIM_DEVICES": "2", "MLDSA_ACCEL_GPU_MAX_BATCH": "64", "MLDSA_ACCEL_REPORT": "1"}
+    for variant, out in area_speed(checks, o35, module, work, ["-async_jobs", "64"], env):
+        m = re.search(r"mldsa-accel: (\d+) requests on the CPU, (\d+) through the batch queue \((\d+) batches.*?"
+                      r"(\d+) failed, (\d+) requests recomputed", out)
+        checks.check(m is not None and int(m.group(2)) > 0 and int(m.group(4)) == 0,
+                     f"speed -async_jobs 64 {variant}: work went through the simulated GPU, no batch failed",
+                     out[-1500:])
+        if m:
+            print(f"  {m.group(0)}")
 
 
 # --- provider_probe --------------------------------------------------------
@@ -530,7 +549,7 @@ def main():
     ap.add_argument("--provider", required=True, help="path of mldsa-accel.so")
     ap.add_argument("--probe", help="path of provider_probe")
     ap.add_argument("--openssl30", default=shutil.which("openssl") or "openssl", help="the system openssl (3.0)")
-    ap.add_argument("area", choices=["capabilities30", "async30", "capabilities", "keys", "sign", "x509", "cms", "tls", "speed", "speed_async"])
+    ap.add_argument("area", choices=["capabilities30", "async30", "capabilities", "keys", "sign", "x509", "cms", "tls", "speed", "speed_async", "speed_sim"])
     args = ap.parse_args()
     module = os.path.realpath(args.provider)
     checks = Checks()
@@ -583,6 +602,8 @@ def main():
         elif args.area == "speed_async":
             # ASYNC jobs run on OpenSSL's 32 KiB fibre stacks.
             area_speed(checks, o35, module, work, ["-async_jobs", "4"])
+        elif args.area == "speed_sim":
+            area_speed_sim(checks, o35, module, work)
     return checks.finish()
 
 
