@@ -9,7 +9,7 @@
 # (Debian packages only, from the mirror this system uses) and reused; each
 # run reinstalls DEB and rewrites openssl.cnf from the copy saved at creation.
 # Given a build folder, the package is made there first (cpack -G DEB into
-# BUILD_DIR/servers-pkg). A stamp, .mldsa-accel-ready, tells servers.sh the
+# BUILD_DIR/servers-pkg-SUITE). A stamp, .mldsa-accel-ready, tells servers.sh the
 # root holds this run's package. Needs root (debootstrap, chroot) and installs debootstrap and gdb on the
 # host when missing. Exit 77 ("skipped: ...") without root or without the
 # mirror; prints the root's path last on success.
@@ -28,15 +28,23 @@ root="$roots/$suite"
 rm -f "$root/.mldsa-accel-ready"
 [ "$(id -u)" -eq 0 ] || skip "needs root (debootstrap and chroot)"
 if [ -d "$deb" ]; then
-  rm -rf "$deb/servers-pkg"
-  cpack -G DEB --config "$deb/CPackConfig.cmake" -B "$deb/servers-pkg" >&2 || die "cpack -G DEB in $deb failed"
-  deb=$(ls "$deb"/servers-pkg/mldsa-accel_*.deb)
+  # One cpack at a time in a build folder (it runs the build's preinstall step).
+  exec 7>"$deb/.servers-cpack.lock"
+  flock 7
+  rm -rf "$deb/servers-pkg-$suite"
+  cpack -G DEB --config "$deb/CPackConfig.cmake" -B "$deb/servers-pkg-$suite" >&2 || die "cpack -G DEB in $deb failed"
+  flock -u 7
+  deb=$(ls "$deb/servers-pkg-$suite"/mldsa-accel_*.deb)
 fi
 [ -f "$deb" ] || die "no package $deb"
 # What the server checks run: servers, clients, and openssl to make certificates.
 packages=nginx,haproxy,curl,python3,openssl
 
+mkdir -p "$roots"
 host_tools=()
+# One apt-get at a time: the two suites' setups run side by side.
+exec 8>"$roots/.host-tools.lock"
+flock 8
 command -v debootstrap >/dev/null || host_tools+=(debootstrap)
 command -v gdb >/dev/null || host_tools+=(gdb)
 if [ ${#host_tools[@]} -gt 0 ]; then
@@ -44,6 +52,7 @@ if [ ${#host_tools[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${host_tools[@]}" >&2 \
     || skip "cannot install ${host_tools[*]} (no Debian mirror?)"
 fi
+flock -u 8
 
 # The Debian mirror this system already uses (as scripts/fetch-openssl.sh finds it).
 mirror=${MLDSA_ACCEL_DEBIAN_MIRROR:-}
