@@ -17,10 +17,10 @@
 # engine (kernels/) for sm_90 too (-DMLDSA_ACCEL_CUDA=ON: a broken CUDA setup
 # fails rather than being skipped); the GPU tests skip themselves without a GPU.
 # OPENSSL35 (a 3.5+ openssl binary) is taken from the environment, else fetched
-# with scripts/fetch-openssl35.sh; MLDSA_ACCEL_SKIP_OPENSSL35=1 skips the fetch
-# (the interop tests then report themselves skipped), and of OpenSSL 3.6 and
-# 4.0 (OPENSSL36, OPENSSL40; a failed fetch of those is reported as skipped:
-# Debian's sid and experimental move).
+# with scripts/fetch-openssl35.sh; OPENSSL36 and OPENSSL40 likewise with
+# scripts/fetch-openssl.sh 3.6 / 4.0 (a failed fetch of those two is reported
+# as skipped: Debian's sid and experimental move). MLDSA_ACCEL_SKIP_OPENSSL35=1
+# skips every fetch (the tests that need them then report themselves skipped).
 # Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,tsan,servers,openssl40.
 set -uo pipefail
 
