@@ -86,36 +86,43 @@ Outcome make_key(const DecoderCtx& ctx, std::span<const uint8_t> seed, std::span
 }
 
 // SubjectPublicKeyInfo ::= SEQUENCE { AlgorithmIdentifier, BIT STRING }.
-// Parsed with ASN1_get_object + d2i_X509_ALGOR + d2i_ASN1_BIT_STRING rather
-// than d2i_X509_PUBKEY: on 3.0 the latter decodes the key through the
-// DECODER chain, which would call this decoder again, without end.
+// Parsed with ASN1_get_object + d2i_X509_ALGOR rather than d2i_X509_PUBKEY:
+// on 3.0 the latter decodes the key through the DECODER chain, which would
+// call this decoder again, without end. The BIT STRING is read by hand (its
+// first content byte counts the unused bits): OpenSSL 4.0 makes
+// ASN1_BIT_STRING opaque, and 3.0 has no accessor for the count.
 Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& out) {
   const unsigned char* p = der.data();
   const unsigned char* const end = der.data() + der.size();
   long len = 0;
   int tag = 0, cls = 0;
   X509_ALGOR* alg = nullptr;
-  ASN1_BIT_STRING* bits = nullptr;
+  std::span<const uint8_t> bits;  // the BIT STRING's contents: unused-bits count, then the key
 
   ERR_set_mark();  // parse failures mean "not an SPKI": no error for the caller
   const int r = ASN1_get_object(&p, &len, &tag, &cls, static_cast<long>(der.size()));
   // 0x20 exactly: constructed, definite length, no error bit.
   bool parsed = r == V_ASN1_CONSTRUCTED && tag == V_ASN1_SEQUENCE && cls == V_ASN1_UNIVERSAL && len == end - p;
   if (parsed) parsed = (alg = d2i_X509_ALGOR(nullptr, &p, end - p)) != nullptr;
-  if (parsed) parsed = (bits = d2i_ASN1_BIT_STRING(nullptr, &p, end - p)) != nullptr && p == end;
+  if (parsed) {
+    long blen = 0;
+    const int rb = ASN1_get_object(&p, &blen, &tag, &cls, end - p);
+    parsed = rb == 0 && tag == V_ASN1_BIT_STRING && cls == V_ASN1_UNIVERSAL && blen >= 1 && blen == end - p &&
+             p[0] <= 7;
+    if (parsed) bits = {p, static_cast<size_t>(blen)};
+  }
   ERR_pop_to_mark();
 
   Outcome o = parsed ? check_algorithm(ctx, alg) : Outcome::not_mine;
   if (o == Outcome::key) {
     // A public key is whole bytes: no unused bits in the BIT STRING.
-    if ((bits->flags & ASN1_STRING_FLAG_BITS_LEFT) != 0 && (bits->flags & 0x07) != 0) {
+    if (bits[0] != 0) {
       MLDSA_RAISE_DETAIL(R_BAD_ENCODING, "public key BIT STRING has unused bits");
       o = Outcome::error;
     } else {
-      o = make_key(ctx, {}, {}, {ASN1_STRING_get0_data(bits), static_cast<size_t>(ASN1_STRING_length(bits))}, out);
+      o = make_key(ctx, {}, {}, bits.subspan(1), out);
     }
   }
-  ASN1_BIT_STRING_free(bits);
   X509_ALGOR_free(alg);
   return o;
 }

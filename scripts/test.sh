@@ -10,19 +10,25 @@
 #   3. build-ct/     valgrind constant-time check (-DMLDSA_ACCEL_CT_TESTING=ON), ctest -L ct
 #   4. build-tsan/   ThreadSanitizer build of the router, batch queue and GPU engine tests
 #                    (-DMLDSA_ACCEL_TSAN=ON), ctest -L 'router|gpusim'
+#   5. build/        servers: the .deb in Debian 13 and 12 roots with nginx, HAProxy,
+#                    curl, Python (ctest -L servers; needs root, else skipped)
+#   6. build-ossl40/ the module built against OpenSSL 4.0's headers (Debian
+#                    experimental, scripts/fetch-openssl.sh 4.0), ctest -L openssl40
 # Where /usr/local/cuda/bin/nvcc exists, the release build compiles the CUDA
 # engine (kernels/) for sm_90 too (-DMLDSA_ACCEL_CUDA=ON: a broken CUDA setup
 # fails rather than being skipped); the GPU tests skip themselves without a GPU.
 # OPENSSL35 (a 3.5+ openssl binary) is taken from the environment, else fetched
-# with scripts/fetch-openssl35.sh; MLDSA_ACCEL_SKIP_OPENSSL35=1 skips the fetch
-# (the interop tests then report themselves skipped).
-# Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,tsan.
+# with scripts/fetch-openssl35.sh; OPENSSL36 and OPENSSL40 likewise with
+# scripts/fetch-openssl.sh 3.6 / 4.0 (a failed fetch of those two is reported
+# as skipped: Debian's sid and experimental move). MLDSA_ACCEL_SKIP_OPENSSL35=1
+# skips every fetch (the tests that need them then report themselves skipped).
+# Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,tsan,servers,openssl40.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_root=${MLDSA_ACCEL_BUILD_ROOT:-$repo}
 jobs=${MLDSA_ACCEL_JOBS:-$(nproc)}
-only="release,asan,ct,tsan"
+only="release,asan,ct,tsan,servers,openssl40"
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only="$2"; shift 2 ;;
@@ -37,7 +43,7 @@ wanted() { [[ ",$only," == *",$1,"* ]]; }
 summary=()
 failed=0
 # Reports of an earlier run must not count in this run's summary.
-rm -f "$build_root"/build{,-asan,-ct,-tsan}/ctest-junit*.xml
+rm -f "$build_root"/build{,-asan,-ct,-tsan,-ossl40}/ctest-junit*.xml
 t_all=$SECONDS
 # run_stage NAME COMMAND...: runs one stage, records PASS/FAIL and its time.
 run_stage() {
@@ -87,6 +93,21 @@ if wanted release || wanted asan; then
     fi
   fi
 fi
+# OpenSSL 3.6 (sid) and 4.0 (experimental) for the version tests.
+fetch_newer() {  # VERSION VAR
+  if [ -n "${!2:-}" ]; then
+    echo "test.sh: $2=${!2} (from the environment)"
+  elif [ "${MLDSA_ACCEL_SKIP_OPENSSL35:-0}" = 1 ]; then
+    summary+=("SKIP  OpenSSL $1 tests (skipped: MLDSA_ACCEL_SKIP_OPENSSL35=1)")
+  elif path=$("$repo/scripts/fetch-openssl.sh" "$1"); then
+    export "$2=$path"
+    echo "test.sh: $2=$path"
+  else
+    summary+=("SKIP  OpenSSL $1 tests (skipped: scripts/fetch-openssl.sh $1 failed)")
+  fi
+}
+if wanted release || wanted asan; then fetch_newer 3.6 OPENSSL36; fi
+if wanted openssl40; then fetch_newer 4.0 OPENSSL40; fi
 
 # The router, the batch queue and the GPU engine (its host threads, the
 # simulated device's streams) are the multi-threaded part: their tests, built
@@ -118,7 +139,33 @@ if [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/cuda.cmake" ]; then
 fi
 release_stage() {
   configure_and_build "$build_root/build" -DCMAKE_BUILD_TYPE=Release "${cuda_opts[@]}" &&
-    run_ctest "$build_root/build"
+    run_ctest "$build_root/build" -LE servers
+}
+# Debian 13 and 12 roots (debootstrap, cached) with the release build's .deb
+# installed: real nginx, HAProxy, curl and Python on 127.0.0.1 (tests/servers/).
+servers_stage() {
+  local dir="$build_root/build"
+  configure_and_build "$dir" -DCMAKE_BUILD_TYPE=Release "${cuda_opts[@]}" || return 1
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" --output-junit "$dir/ctest-junit-servers.xml" \
+    -L servers --no-tests=error
+}
+# The module built against OpenSSL 4.0's headers and libcrypto.so.4 (only the
+# module: the core does not use OpenSSL), checked on 4.0 (ctest -L openssl40).
+openssl40_stage() {
+  local dir="$build_root/build-ossl40" root
+  if [ -z "${OPENSSL40:-}" ]; then
+    echo "skipped: no OpenSSL 4.0 (scripts/fetch-openssl.sh 4.0 did not run or failed)"
+    return 0
+  fi
+  root="$(dirname "$(dirname "$OPENSSL40")")/root/usr"
+  [ -f "$root/include/openssl/opensslv.h" ] || { echo "no OpenSSL 4.0 headers in $root"; return 1; }
+  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DMLDSA_ACCEL_BENCH=OFF -DMLDSA_ACCEL_CUDA=OFF \
+    -DOPENSSL_ROOT_DIR="$root" -DOPENSSL_INCLUDE_DIR="$root/include" \
+    -DOPENSSL_CRYPTO_LIBRARY="$root/lib/x86_64-linux-gnu/libcrypto.so" \
+    -DOPENSSL_SSL_LIBRARY="$root/lib/x86_64-linux-gnu/libssl.so" \
+    -DCMAKE_CXX_FLAGS="-isystem $root/include/x86_64-linux-gnu" || return 1
+  cmake --build "$dir" -j"$jobs" --target mldsa-accel || return 1
+  run_ctest "$dir" -L openssl40 --no-tests=error
 }
 # Tests that run uninstrumented programs (openssl, python) which load the
 # instrumented module: those need the ASan runtime preloaded, and leak reports
@@ -129,10 +176,11 @@ asan_stage() {
   local dir="$build_root/build-asan" rc=0
   configure_and_build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DMLDSA_ACCEL_SANITIZE=ON -DMLDSA_ACCEL_BENCH=OFF || return 1
-  run_ctest "$dir" -LE "$spawning_labels" || rc=1
+  # packaging (cmake --install, cpack) and servers (the release .deb) are not the sanitizers' business.
+  run_ctest "$dir" -LE "$spawning_labels|packaging|servers" || rc=1
   LD_PRELOAD="$(c++ -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
     ctest --test-dir "$dir" --output-on-failure -j"$jobs" \
-    --output-junit "$dir/ctest-junit-spawning.xml" -L "$spawning_labels" || rc=1
+    --output-junit "$dir/ctest-junit-spawning.xml" -L "$spawning_labels" -LE "packaging|servers" || rc=1
   return $rc
 }
 ct_stage() {
@@ -159,6 +207,8 @@ fi
 wanted asan && run_stage "ASan+UBSan build + ctest" asan_stage
 wanted ct && run_stage "valgrind constant-time check" ct_stage
 wanted tsan && run_stage "ThreadSanitizer router check" tsan_stage
+wanted servers && run_stage "servers: nginx, HAProxy, curl, Python on Debian 13 and 12 roots" servers_stage
+wanted openssl40 && run_stage "OpenSSL 4.0 build + checks" openssl40_stage
 
 echo
 echo "=================== summary ($((SECONDS - t_all)) s)"
@@ -169,7 +219,7 @@ import glob, os, sys
 import xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 paths = []
-for d in ("build", "build-asan", "build-ct", "build-tsan"):
+for d in ("build", "build-asan", "build-ct", "build-tsan", "build-ossl40"):
     paths += sorted(glob.glob(os.path.join(sys.argv[1], d, "ctest-junit*.xml")))
 for path in paths:
     for case in ET.parse(path).getroot().iter("testcase"):

@@ -8,10 +8,15 @@ Three "sides" run the openssl command line:
                     default property query "?provider=mldsa-accel" picking ours
 Each area checks both directions between openssl35 and each of our sides.
 
-Usage: interop.py --provider MODULE.so --probe PROBE [--openssl30 PATH] AREA
-AREA: capabilities30 async30 capabilities keys sign x509 cms tls speed speed_async speed_sim
+Usage: interop.py --provider MODULE.so --probe PROBE [--openssl30 PATH|none] [--newer-env VAR] AREA
+AREA: capabilities30 async30 capabilities keys sign x509 cms tls speed speed_async speed_sim libcrypto
+(speed_sim: openssl speed -async_jobs 64 through the provider's simulated GPU;
+libcrypto: the newer openssl with the module loaded maps exactly one libcrypto).
 Every area but capabilities30 and async30 needs OPENSSL35 (a 3.5+ openssl binary); without
-it the script prints "skipped: OPENSSL35 not set" and exits 77.
+it the script prints "skipped: OPENSSL35 not set" and exits 77. --newer-env names
+another variable for that binary (OPENSSL36, OPENSSL40: the same checks on 3.6 or 4.0);
+--openssl30 none leaves out the mldsa-accel@3.0 side (a module built against
+OpenSSL 4.0 does not load into 3.0).
 """
 import argparse
 import base64
@@ -544,12 +549,44 @@ def area_capabilities(checks, o35, probe_exe, module):
     return None
 
 
+def area_libcrypto(checks, o35, module, work, var):
+    """The module, loaded into the newer openssl, makes that process map exactly
+    one libcrypto: the module's NEEDED soname is the one the process already has."""
+    rd = subprocess.run(["readelf", "-d", module], capture_output=True, text=True, timeout=TIMEOUT).stdout
+    m = re.search(r"Shared library: \[(libcrypto\.so\.\d+)\]", rd)
+    if not checks.check(m is not None, "the module links a libcrypto", rd[-1000:]):
+        return None
+    wanted = m.group(1)
+    key = os.path.join(work, "key.pem")
+    cmd = [o35, "genpkey"] + provider_flags(module) + ["-algorithm", "ML-DSA-65", "-out", key]
+    p = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT,
+                       env=dict(os.environ, LD_DEBUG="files", OPENSSL_CONF=os.devnull))
+    loaded = []
+    for path in re.findall(r"file=(\S*libcrypto\.so\.\d+) \[\d+\];\s+generating link map",
+                           p.stderr.decode(errors="replace")):
+        if path not in loaded:
+            loaded.append(path)
+    own = os.path.basename(loaded[0]) if loaded else "?"
+    if own != wanted:
+        print(f"skipped: this module links {wanted} (built against OpenSSL {wanted[-1]}.x headers) while {var} "
+              f"runs on {own}: loaded there it would map a second libcrypto ({', '.join(loaded)}). "
+              f"A module for that OpenSSL is built against its headers (scripts/test.sh's openssl40 stage)")
+        return SKIP
+    checks.check(p.returncode == 0 and os.path.exists(key), f"{var}: genpkey ML-DSA-65 with mldsa-accel loaded",
+                 describe(p))
+    checks.check(len(loaded) == 1, f"{var}: the process maps exactly one libcrypto ({', '.join(loaded)})")
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--provider", required=True, help="path of mldsa-accel.so")
     ap.add_argument("--probe", help="path of provider_probe")
-    ap.add_argument("--openssl30", default=shutil.which("openssl") or "openssl", help="the system openssl (3.0)")
-    ap.add_argument("area", choices=["capabilities30", "async30", "capabilities", "keys", "sign", "x509", "cms", "tls", "speed", "speed_async", "speed_sim"])
+    ap.add_argument("--openssl30", default=shutil.which("openssl") or "openssl",
+                    help="the system openssl (3.0), or none")
+    ap.add_argument("--newer-env", default="OPENSSL35", help="variable naming the 3.5+ openssl (default OPENSSL35)")
+    ap.add_argument("area", choices=["capabilities30", "async30", "capabilities", "keys", "sign", "x509", "cms", "tls",
+                                     "speed", "speed_async", "speed_sim", "libcrypto"])
     args = ap.parse_args()
     module = os.path.realpath(args.provider)
     checks = Checks()
@@ -561,23 +598,29 @@ def main():
         area_async30(checks, args.probe, module)
         return checks.finish()
 
-    o35 = os.environ.get("OPENSSL35")
+    var = args.newer_env
+    o35 = os.environ.get(var)
     if not o35:
-        print("skipped: OPENSSL35 not set (scripts/fetch-openssl35.sh prints a 3.5 binary to use)")
+        print(f"skipped: {var} not set (scripts/fetch-openssl.sh prints a binary to use)")
         return SKIP
     v = subprocess.run([o35, "version"], capture_output=True, text=True, timeout=TIMEOUT).stdout
-    m = re.match(r"OpenSSL 3\.(\d+)\.", v)
-    if not m or int(m.group(1)) < 5:
-        print(f"skipped: OPENSSL35={o35} is not OpenSSL 3.5 or later ({v.strip()})")
+    m = re.match(r"OpenSSL (\d+)\.(\d+)\.", v)
+    if not m or (int(m.group(1)), int(m.group(2))) < (3, 5):
+        print(f"skipped: {var}={o35} is not OpenSSL 3.5 or later ({v.strip()})")
         return SKIP
-    print(f"OPENSSL35: {v.strip()}")
+    print(f"{var}: {v.strip()}")
+    newer = f"{m.group(1)}.{m.group(2)}"
 
     with tempfile.TemporaryDirectory(prefix=f"interop-{args.area}-") as work:
-        s35 = Side("openssl35", o35, work)
-        ours30 = Side("mldsa-accel@3.0", args.openssl30, work, module=module)
-        ours35 = Side("mldsa-accel@3.5", o35, work, module=module, propq=PROPQ)
-        ours_sides = [ours30, ours35]
-        if args.area == "capabilities":
+        s35 = Side(f"openssl{newer}", o35, work)
+        ours35 = Side(f"mldsa-accel@{newer}", o35, work, module=module, propq=PROPQ)
+        ours_sides = [ours35]
+        if args.openssl30 != "none":
+            ours_sides.insert(0, Side("mldsa-accel@3.0", args.openssl30, work, module=module))
+        if args.area == "libcrypto":
+            if area_libcrypto(checks, o35, module, work, var) == SKIP:
+                return SKIP
+        elif args.area == "capabilities":
             if area_capabilities(checks, o35, args.probe, module) == SKIP:
                 return SKIP
         elif args.area == "keys":
@@ -592,8 +635,9 @@ def main():
             # RFC 9882 wants pure ML-DSA over the signed attributes (3.5's CMS
             # special-cases ML-DSA), so our signature refuses the digest
             # ("unsupported digest for ML-DSA") instead of signing something else.
-            print("skipped: CMS with mldsa-accel on OpenSSL 3.0 (3.0's CMS passes SHA-512 to the ML-DSA signature); "
-                  "CMS runs between openssl35 and mldsa-accel@3.5 only")
+            if args.openssl30 != "none":
+                print("skipped: CMS with mldsa-accel on OpenSSL 3.0 (3.0's CMS passes SHA-512 to the ML-DSA "
+                      f"signature); CMS runs between {s35.label} and {ours35.label} only")
             area_cms(checks, s35, [ours35], work)
         elif args.area == "tls":
             area_tls(checks, s35, o35, module, work)
