@@ -84,10 +84,12 @@ struct DeviceWorker::CachedKeys {
     if (!st_.ok()) return failure(st_, what);            \
   } while (0)
 
-DeviceWorker::DeviceWorker(Device& device, const EngineConfig& config) : device_(device), config_(config) {}
+DeviceWorker::DeviceWorker(Device& device, const EngineConfig& config, HostPool& pool)
+    : device_(device), config_(config), pool_(pool) {}
 
-EngineStatus DeviceWorker::create(Device& device, const EngineConfig& config, std::unique_ptr<DeviceWorker>& out) {
-  std::unique_ptr<DeviceWorker> w(new DeviceWorker(device, config));
+EngineStatus DeviceWorker::create(Device& device, const EngineConfig& config, HostPool& pool,
+                                  std::unique_ptr<DeviceWorker>& out) {
+  std::unique_ptr<DeviceWorker> w(new DeviceWorker(device, config, pool));
   const size_t chunk = config.chunk_items;
   w->arena_bytes_ = chunk * kArenaPerItem;
   size_t in = 0, outb = 0, scratch = 0;
@@ -208,12 +210,25 @@ EngineStatus DeviceWorker::finish(Slot& s) {
   return {};
 }
 
+// A chunk's items in pieces on the staging helpers, when there are enough of
+// them to pay for the hand-off (a piece copies some 100 KiB or more).
+template <typename Fn>
+void DeviceWorker::each(size_t n, Fn fn) {
+  constexpr size_t kGrain = 64;
+  pool_.parallel_for(n, kGrain, fn);
+}
+
+// Results from pinned memory straight to where each item wants them.
 void DeviceWorker::deliver(Slot& s) {
   const TaskParams& tp = s.tp;
   switch (s.op) {
     case Op::keygen:
-      std::memcpy(s.dst_a, s.out.host, s.count * tp.pk_bytes);
-      std::memcpy(s.dst_b, s.out.host + s.out_secret_off, s.count * tp.sk_bytes);
+      each(s.count, [&](size_t first, size_t last) {
+        for (size_t i = first; i < last; ++i) {
+          std::memcpy(s.keygen_items[i].pk, s.out.host + i * tp.pk_bytes, tp.pk_bytes);
+          std::memcpy(s.keygen_items[i].sk, s.out.host + s.out_secret_off + i * tp.sk_bytes, tp.sk_bytes);
+        }
+      });
       return;
     case Op::verify: {
       const uint8_t* modes = s.in.host + s.off_a;
@@ -221,15 +236,17 @@ void DeviceWorker::deliver(Slot& s) {
         if (modes[i] != kVerifySkip) s.dst_status[i] = verify_result_status(s.out.host[i]);
       return;
     }
-    case Op::sign: {
-      std::memcpy(s.dst_a, s.out.host, s.count * tp.sig_bytes);
-      uint32_t best;
-      for (size_t i = 0; i < s.count; ++i) {
-        std::memcpy(&best, s.out.host + s.off_a + i * sizeof best, sizeof best);
-        s.dst_status[i] = best == kNoAttempt ? Status::sign_attempts_exhausted : Status::ok;
-      }
+    case Op::sign:
+      each(s.count, [&](size_t first, size_t last) {
+        uint32_t best;
+        for (size_t i = first; i < last; ++i) {
+          uint8_t* dst = s.sign_items[i].sig ? s.sign_items[i].sig : s.dst_sigs + i * tp.sig_bytes;
+          std::memcpy(dst, s.out.host + i * tp.sig_bytes, tp.sig_bytes);
+          std::memcpy(&best, s.out.host + s.off_a + i * sizeof best, sizeof best);
+          s.dst_status[i] = best == kNoAttempt ? Status::sign_attempts_exhausted : Status::ok;
+        }
+      });
       return;
-    }
   }
 }
 
@@ -299,18 +316,20 @@ void DeviceWorker::clear_caches() {
 // ---------------------------------------------------------------------------
 // KeyGen
 
-EngineStatus DeviceWorker::stage_keygen(Slot& s, const uint8_t* seeds, size_t count, uint8_t* pks, uint8_t* sks) {
+EngineStatus DeviceWorker::stage_keygen(Slot& s, const KeygenItem* items, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (!items[i].seed || !items[i].pk || !items[i].sk)
+      return {EngineError::bad_argument, "keygen: an item without seed, pk or sk"};
   const KeygenLayout L(s.tp, count);
   s.busy = true;  // from here on drain() wipes
   s.op = Op::keygen;
   s.count = count;
-  s.dst_a = pks;
-  s.dst_b = sks;
+  s.keygen_items = items;
   s.in_secret = L.in_bytes;
   s.out_secret_off = L.pk_total;
   s.out_secret = L.out_bytes - L.pk_total;
   s.scratch_secret = 0;
-  std::memcpy(s.in.host, seeds, L.in_bytes);
+  for (size_t i = 0; i < count; ++i) std::memcpy(s.in.host + i * SEED_BYTES, items[i].seed, SEED_BYTES);
   MLDSA_DEVICE_TRY("copy_to_device", device_.copy_to_device(s.stream, s.in.dev, s.in.host, L.in_bytes));
   const KeygenChunk c{s.in.dev, s.out.dev, s.out.dev + L.pk_total};
   MLDSA_DEVICE_TRY("launch_keygen", device_.launch_keygen(s.stream, s.tp, c, static_cast<uint32_t>(count)));
@@ -322,11 +341,11 @@ EngineStatus DeviceWorker::stage_keygen(Slot& s, const uint8_t* seeds, size_t co
   return {};
 }
 
-EngineStatus DeviceWorker::keygen(const TaskParams& tp, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks) {
+EngineStatus DeviceWorker::keygen(const TaskParams& tp, const KeygenItem* items, size_t n) {
   return run(n, [&](Slot& s, size_t first, size_t count, size_t* taken) {
     s.tp = tp;
     *taken = count;
-    return stage_keygen(s, seeds + first * SEED_BYTES, count, pks + first * tp.pk_bytes, sks + first * tp.sk_bytes);
+    return stage_keygen(s, items + first, count);
   });
 }
 
@@ -363,10 +382,21 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
 
   uint8_t* h = s.in.host;
   uint8_t* modes = h + L.modes;
+  // Each item's M' place in the arena first (a prefix sum), so the items can
+  // then be staged in pieces on the helpers.
   uint32_t pos = 0;
   for (size_t i = 0; i < count; ++i) {
-    const VerifyItem& it = items[i];
     std::memcpy(h + L.offsets + i * sizeof pos, &pos, sizeof pos);
+    const VerifyItem& it = items[i];
+    if (it.pk && (it.mu || it.ctx_len <= MAX_CONTEXT_BYTES) && it.sig && it.sig_len == tp.sig_bytes)
+      pos += static_cast<uint32_t>(staged(it));
+  }
+  std::memcpy(h + L.offsets + count * sizeof pos, &pos, sizeof pos);
+  each(count, [&](size_t first, size_t last) {
+  for (size_t i = first; i < last; ++i) {
+    const VerifyItem& it = items[i];
+    uint32_t at;
+    std::memcpy(&at, h + L.offsets + i * sizeof at, sizeof at);
     modes[i] = kVerifySkip;
     // What the core checks before the arithmetic, in its order.
     if (!it.pk) {
@@ -395,16 +425,15 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
       } else {
         // M' = 0 || len(ctx) || ctx || msg  (FIPS 204 Algorithm 3 line 5)
         modes[i] = kVerifyMessage;
-        uint8_t* mp = h + L.arena + pos;
+        uint8_t* mp = h + L.arena + at;
         mp[0] = 0;
         mp[1] = static_cast<uint8_t>(it.ctx_len);
         if (it.ctx_len) std::memcpy(mp + 2, it.ctx, it.ctx_len);
         if (it.msg_len) std::memcpy(mp + 2 + it.ctx_len, it.msg, it.msg_len);
-        pos += static_cast<uint32_t>(m);
       }
     }
   }
-  std::memcpy(h + L.offsets + count * sizeof pos, &pos, sizeof pos);
+  });
 
   const size_t in_bytes = L.arena + pos;
   MLDSA_DEVICE_TRY("copy_to_device", device_.copy_to_device(s.stream, s.in.dev, h, in_bytes));
@@ -477,10 +506,13 @@ EngineStatus DeviceWorker::stage_sign(Slot& s, const SignItem* items, size_t cou
   }
   const size_t nexpand = expand.size();
   const SignLayout L(tp, count, nexpand, cache != nullptr);
+  for (size_t i = 0; i < count; ++i)
+    if (!items[i].sig && !sigs) return {EngineError::bad_argument, "sign: an item without a place for its signature"};
   s.busy = true;  // from here on drain() wipes
   s.op = Op::sign;
   s.count = count;
-  s.dst_a = sigs;
+  s.sign_items = items;
+  s.dst_sigs = sigs;
   s.dst_status = results;
   s.off_a = L.best;
   s.in_secret = L.mus;  // keys and rnds
@@ -488,16 +520,18 @@ EngineStatus DeviceWorker::stage_sign(Slot& s, const SignItem* items, size_t cou
   s.scratch_secret = L.sched;  // expanded keys and rho''
 
   uint8_t* h = s.in.host;
-  for (size_t k = 0; k < nexpand; ++k) std::memcpy(h + k * tp.sk_bytes, expand[k], tp.sk_bytes);
   // Hedged items (rnd == nullptr) get fresh OS randomness: one draw for the
   // whole chunk, then the caller's rnd where given.
   const bool hedged = std::any_of(items, items + count, [](const SignItem& it) { return !it.rnd; });
   if (hedged && !os_random(h + L.rnds, count * RND_BYTES))
     return {EngineError::bad_argument, "sign: the OS random source failed"};
-  for (size_t i = 0; i < count; ++i) {
-    if (items[i].rnd) std::memcpy(h + L.rnds + i * RND_BYTES, items[i].rnd, RND_BYTES);
-    std::memcpy(h + L.mus + i * MU_BYTES, items[i].mu, MU_BYTES);
-  }
+  each(std::max(nexpand, count), [&](size_t first, size_t last) {
+    for (size_t k = first; k < std::min(last, nexpand); ++k) std::memcpy(h + k * tp.sk_bytes, expand[k], tp.sk_bytes);
+    for (size_t i = first; i < std::min(last, count); ++i) {
+      if (items[i].rnd) std::memcpy(h + L.rnds + i * RND_BYTES, items[i].rnd, RND_BYTES);
+      std::memcpy(h + L.mus + i * MU_BYTES, items[i].mu, MU_BYTES);
+    }
+  });
   std::memcpy(h + L.index, index.data(), count * sizeof(uint32_t));
   if (!expand_slot.empty()) std::memcpy(h + L.slots, expand_slot.data(), expand_slot.size() * sizeof(uint32_t));
 
@@ -541,7 +575,7 @@ EngineStatus DeviceWorker::sign(const TaskParams& tp, const SignItem* items, siz
   return run(n, [&](Slot& s, size_t first, size_t count, size_t* taken) {
     s.tp = tp;
     *taken = count;
-    return stage_sign(s, items + first, count, sigs + first * tp.sig_bytes, results + first, mode);
+    return stage_sign(s, items + first, count, sigs ? sigs + first * tp.sig_bytes : nullptr, results + first, mode);
   });
 }
 

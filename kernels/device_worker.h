@@ -15,6 +15,7 @@
 
 #include "kernels/device.h"
 #include "kernels/engine.h"
+#include "kernels/host_threads.h"
 #include "kernels/key_cache.h"
 
 namespace mldsa::gpu {
@@ -24,14 +25,17 @@ class DeviceWorker {
   // Streams, events and every buffer, sized for config.chunk_items tasks of
   // any parameter set (and the key caches when enabled): nothing is allocated
   // or freed while batches run.
-  static EngineStatus create(Device& device, const EngineConfig& config, std::unique_ptr<DeviceWorker>& out);
+  // pool: the engine's staging helpers (used for big chunks; may have none).
+  static EngineStatus create(Device& device, const EngineConfig& config, HostPool& pool,
+                             std::unique_ptr<DeviceWorker>& out);
   ~DeviceWorker();
   DeviceWorker(const DeviceWorker&) = delete;
   DeviceWorker& operator=(const DeviceWorker&) = delete;
 
   // As Engine's, for this device's share of a batch.
-  EngineStatus keygen(const TaskParams& tp, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks);
+  EngineStatus keygen(const TaskParams& tp, const KeygenItem* items, size_t n);
   EngineStatus verify(const TaskParams& tp, const VerifyItem* items, size_t n, Status* results);
+  // sigs: the batch's contiguous output for items without a sig of their own.
   EngineStatus sign(const TaskParams& tp, const SignItem* items, size_t n, uint8_t* sigs, Status* results,
                     SignScheduling mode);
 
@@ -57,8 +61,9 @@ class DeviceWorker {
     size_t count = 0;
     TaskParams tp{};
     // Where results go, and which staged bytes are secret.
-    uint8_t* dst_a = nullptr;  // keygen: pks; sign: sigs
-    uint8_t* dst_b = nullptr;  // keygen: sks
+    const KeygenItem* keygen_items = nullptr;
+    const SignItem* sign_items = nullptr;
+    uint8_t* dst_sigs = nullptr;  // sign: the contiguous output, for items without a sig
     Status* dst_status = nullptr;
     size_t off_a = 0;          // verify: modes in in.host; sign: best words in out.host
     size_t in_secret = 0;      // bytes at the start of in
@@ -68,7 +73,7 @@ class DeviceWorker {
   struct CachedKeys;
 
  private:
-  DeviceWorker(Device& device, const EngineConfig& config);
+  DeviceWorker(Device& device, const EngineConfig& config, HostPool& pool);
 
   EngineStatus failure(const DeviceStatus& st, const char* what);
   template <typename Stage>
@@ -79,13 +84,17 @@ class DeviceWorker {
   void wipe_host(Slot& s);
   void drain();
   void clear_caches();
-  EngineStatus stage_keygen(Slot& s, const uint8_t* seeds, size_t count, uint8_t* pks, uint8_t* sks);
+  // fn(first, last) over [0, n): on the staging helpers for a big chunk.
+  template <typename Fn>
+  void each(size_t n, Fn fn);
+  EngineStatus stage_keygen(Slot& s, const KeygenItem* items, size_t count);
   EngineStatus stage_verify(Slot& s, const VerifyItem* items, size_t max_count, Status* results, size_t* taken);
   EngineStatus stage_sign(Slot& s, const SignItem* items, size_t count, uint8_t* sigs, Status* results,
                           SignScheduling mode);
 
   Device& device_;
   const EngineConfig config_;
+  HostPool& pool_;
   std::vector<Slot> slots_;
   std::vector<std::unique_ptr<CachedKeys>> caches_;  // by parameter set, when enabled
   size_t arena_bytes_ = 0;  // verify: M' bytes one chunk can stage

@@ -4,10 +4,8 @@
 // environment. The pipeline itself is kernels/device_worker.cc.
 #include "kernels/engine.h"
 
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <latch>
 #include <mutex>
 #include <vector>
@@ -15,6 +13,7 @@
 #include "cpu/key_expanded.h"
 #include "kernels/device_list.h"
 #include "kernels/device_worker.h"
+#include "kernels/host_threads.h"
 #include "kernels/sim_device.h"
 
 namespace mldsa::gpu {
@@ -22,65 +21,6 @@ namespace mldsa::gpu {
 static_assert(kSignAttemptLimit == mldsa::kMaxSignAttempts, "the device's loop limit is the core's");
 
 namespace {
-
-// A host thread that runs the jobs posted to it, in order.
-class HostThread {
- public:
-  // Starts the thread through start (the config's hook) or std::thread;
-  // throws what they throw, and then no thread exists.
-  explicit HostThread(const std::function<std::thread(std::function<void()>)>& start) {
-    std::function<void()> body = [this] { serve(); };
-    thread_ = start ? start(std::move(body)) : std::thread(std::move(body));
-  }
-  ~HostThread() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-  HostThread(const HostThread&) = delete;
-  HostThread& operator=(const HostThread&) = delete;
-
-  void post(std::function<void()> job) {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      jobs_.push_back(std::move(job));
-    }
-    cv_.notify_all();
-  }
-  // Runs job on the thread and waits for it.
-  void run(const std::function<void()>& job) {
-    std::latch done(1);
-    post([&] {
-      job();
-      done.count_down();
-    });
-    done.wait();
-  }
-
- private:
-  void serve() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock<std::mutex> lock(m_);
-        cv_.wait(lock, [&] { return !jobs_.empty() || stop_; });
-        if (jobs_.empty()) return;
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      job();
-    }
-  }
-
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
-  bool stop_ = false;
-  std::thread thread_;  // last: the others exist before it runs
-};
 
 bool parse_number(const char* text, uint64_t lo, uint64_t hi, uint64_t& out) {
   if (text == nullptr || *text == '\0') return false;
@@ -102,6 +42,7 @@ struct Engine::Impl {
   std::shared_ptr<Platform> platform;
   EngineConfig config;
   std::string description;
+  std::unique_ptr<HostPool> staging;  // before the lanes: they use it until they end
   std::vector<Lane> lanes;
   std::mutex mu;  // one batch at a time
 
@@ -160,16 +101,17 @@ EngineStatus self_test(DeviceWorker& w) {
     return {EngineError::device, "self-test: core signing failed"};
   auto wrong = [](const char* what) { return EngineStatus{EngineError::device, std::string("self-test: ") + what}; };
 
-  EngineStatus st = w.keygen(tp, seed, 1, pk.data(), sk.data());
+  const KeygenItem kitem{seed, pk.data(), sk.data()};
+  EngineStatus st = w.keygen(tp, &kitem, 1);
   const bool keys_equal = st.ok() && std::memcmp(pk.data(), key->public_key().encoded().data(), pk.size()) == 0 &&
                           std::memcmp(sk.data(), key->encoded().data(), sk.size()) == 0;
   secure_zero(sk.data(), sk.size());
   if (!st.ok()) return st;
   if (!keys_equal) return wrong("the device's key differs from the core's");
 
-  const SignItem item{key->encoded().data(), mu, zero_rnd};
+  const SignItem item{key->encoded().data(), mu, zero_rnd, sig.data()};
   Status sign_status = Status::internal_error;
-  if (st = w.sign(tp, &item, 1, sig.data(), &sign_status, SignScheduling::dynamic); !st.ok()) return st;
+  if (st = w.sign(tp, &item, 1, nullptr, &sign_status, SignScheduling::dynamic); !st.ok()) return st;
   if (sign_status != Status::ok || sig != want_sig) return wrong("the device's signature differs from the core's");
 
   std::vector<uint8_t> bad = want_sig;
@@ -211,6 +153,14 @@ std::unique_ptr<Engine> Engine::create(std::shared_ptr<Platform> platform, const
   auto impl = std::make_unique<Impl>();
   impl->platform = platform;
   impl->config = config;
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned helpers = config.staging_threads >= 0 ? static_cast<unsigned>(config.staging_threads)
+                                                        : std::min(8u, hw / 4);
+  try {
+    impl->staging = std::make_unique<HostPool>(helpers, config.start_thread);
+  } catch (const std::exception& e) {
+    return fail(std::string("cannot start the staging threads: ") + e.what());
+  }
   // On a failure below, impl's destructor destroys the workers made so far on
   // their own threads and joins every thread started.
   for (int ordinal : logical) {
@@ -225,7 +175,8 @@ std::unique_ptr<Engine> Engine::create(std::shared_ptr<Platform> platform, const
     std::string open_why;
     lane.thread->run([&] {
       Device* dev = platform->device(ordinal, &open_why);
-      st = dev ? DeviceWorker::create(*dev, config, lane.worker) : EngineStatus{EngineError::device, open_why};
+      st = dev ? DeviceWorker::create(*dev, config, *impl->staging, lane.worker)
+               : EngineStatus{EngineError::device, open_why};
     });
     impl->lanes.push_back(std::move(lane));
     if (!st.ok()) return fail("device " + std::to_string(ordinal) + ": " + st.message);
@@ -256,14 +207,20 @@ std::unique_ptr<Engine> Engine::create(std::string* why, EngineConfig config) {
   return create(std::move(platform), config, why);
 }
 
+EngineStatus Engine::keygen(const Params& p, const KeygenItem* items, size_t n) {
+  if (n == 0) return {};
+  if (!items) return {EngineError::bad_argument, "keygen: null buffer"};
+  const TaskParams tp = task_params(p);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->split(n, [&](DeviceWorker& w, size_t first, size_t count) { return w.keygen(tp, items + first, count); });
+}
+
 EngineStatus Engine::keygen(const Params& p, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks) {
   if (n == 0) return {};
   if (!seeds || !pks || !sks) return {EngineError::bad_argument, "keygen: null buffer"};
-  const TaskParams tp = task_params(p);
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->split(n, [&](DeviceWorker& w, size_t first, size_t count) {
-    return w.keygen(tp, seeds + first * SEED_BYTES, count, pks + first * p.pk_bytes, sks + first * p.sk_bytes);
-  });
+  std::vector<KeygenItem> items(n);
+  for (size_t i = 0; i < n; ++i) items[i] = {seeds + i * SEED_BYTES, pks + i * p.pk_bytes, sks + i * p.sk_bytes};
+  return keygen(p, items.data(), n);
 }
 
 EngineStatus Engine::verify(const Params& p, const VerifyItem* items, size_t n, Status* results) {
@@ -279,11 +236,11 @@ EngineStatus Engine::verify(const Params& p, const VerifyItem* items, size_t n, 
 EngineStatus Engine::sign(const Params& p, const SignItem* items, size_t n, uint8_t* sigs, Status* results,
                           SignScheduling mode) {
   if (n == 0) return {};
-  if (!items || !sigs || !results) return {EngineError::bad_argument, "sign: null buffer"};
+  if (!items || !results) return {EngineError::bad_argument, "sign: null buffer"};
   const TaskParams tp = task_params(p);
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->split(n, [&](DeviceWorker& w, size_t first, size_t count) {
-    return w.sign(tp, items + first, count, sigs + first * p.sig_bytes, results + first, mode);
+    return w.sign(tp, items + first, count, sigs ? sigs + first * p.sig_bytes : nullptr, results + first, mode);
   });
 }
 
@@ -307,6 +264,11 @@ bool engine_config_from_environment(EngineConfig& cfg, std::string* why) {
     uint64_t ms = 0;
     if (!parse_number(v, 1, 3600000, ms)) return bad("MLDSA_ACCEL_GPU_TIMEOUT_MS", v, "a whole number in 1..3600000");
     cfg.timeout = std::chrono::milliseconds(ms);
+  }
+  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_STAGING_THREADS"); v && *v) {
+    uint64_t t = 0;
+    if (!parse_number(v, 0, 64, t)) return bad("MLDSA_ACCEL_GPU_STAGING_THREADS", v, "a whole number in 0..64");
+    cfg.staging_threads = static_cast<int>(t);
   }
   if (const char* v = std::getenv("MLDSA_ACCEL_SIGN_KEY_CACHE"); v && *v) {
     if (std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0) return bad("MLDSA_ACCEL_SIGN_KEY_CACHE", v, "0 or 1");

@@ -32,7 +32,7 @@
 
 #include "cpu/mldsa.h"
 #include "kernels/device.h"
-#include "kernels/sign_item.h"
+#include "kernels/batch_items.h"
 
 namespace mldsa::gpu {
 
@@ -51,21 +51,6 @@ struct EngineStatus {
   bool ok() const { return error == EngineError::none; }
 };
 
-// One verification. Either mu (64 bytes, external mu / Algorithm 7 line 6
-// done by the caller), or the pure ML-DSA inputs msg and ctx (FIPS 204
-// Algorithm 3: M' = 0 || len(ctx) || ctx || msg; tr = H(pk) and mu are
-// computed on the device, or on the host for a message too long to stage).
-struct VerifyItem {
-  const uint8_t* pk = nullptr;  // params.pk_bytes
-  const uint8_t* sig = nullptr;
-  size_t sig_len = 0;
-  const uint8_t* mu = nullptr;  // when set, msg and ctx are ignored
-  const uint8_t* msg = nullptr;
-  size_t msg_len = 0;
-  const uint8_t* ctx = nullptr;
-  size_t ctx_len = 0;
-};
-
 struct EngineConfig {
   unsigned streams = 4;        // chunks in flight at once, per logical device
   size_t chunk_items = 8192;   // tasks per kernel launch; sizes the buffers
@@ -82,12 +67,17 @@ struct EngineConfig {
   // engine compares the results with the core's: a device that computes
   // wrong answers is refused before it is given work.
   bool self_test = true;
+  // Host threads that help stage big chunks (copy requests into pinned memory
+  // and results out), shared by the devices; -1: a quarter of the CPU's
+  // threads, at most 8. MLDSA_ACCEL_GPU_STAGING_THREADS.
+  int staging_threads = -1;
   // Test hook: how the engine starts its host threads (default: std::thread).
   std::function<std::thread(std::function<void()>)> start_thread;
 };
 
-// The MLDSA_ACCEL_GPUS, MLDSA_ACCEL_GPU_SPLIT, MLDSA_ACCEL_GPU_TIMEOUT_MS and
-// MLDSA_ACCEL_SIGN_KEY_CACHE settings over cfg; false with *why on bad text.
+// The MLDSA_ACCEL_GPUS, MLDSA_ACCEL_GPU_SPLIT, MLDSA_ACCEL_GPU_TIMEOUT_MS,
+// MLDSA_ACCEL_SIGN_KEY_CACHE and MLDSA_ACCEL_GPU_STAGING_THREADS settings over
+// cfg; false with *why on bad text.
 bool engine_config_from_environment(EngineConfig& cfg, std::string* why);
 
 class Engine {
@@ -104,9 +94,12 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // ML-DSA.KeyGen_internal for n seeds (32 bytes each, back to back): pks gets
-  // n * p.pk_bytes, sks n * p.sk_bytes. Device and staging memory that held
-  // seeds or secret keys is zeroed after use.
+  // ML-DSA.KeyGen_internal for n items, each key written where its item
+  // says. Device and staging memory that held seeds or secret keys is zeroed
+  // after use.
+  EngineStatus keygen(const Params& p, const KeygenItem* items, size_t n);
+  // The same for n seeds back to back (32 bytes each): pks gets n *
+  // p.pk_bytes, sks n * p.sk_bytes.
   EngineStatus keygen(const Params& p, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks);
 
   // results[i] = what mldsa::verify_mu (or verify, for msg/ctx items) says of
@@ -114,10 +107,11 @@ class Engine {
   // context_too_long, bad_pk_length (no pk).
   EngineStatus verify(const Params& p, const VerifyItem* items, size_t n, Status* results);
 
-  // ML-DSA signatures from mu (see SignItem in kernels/sign_item.h): sigs gets
-  // n * p.sig_bytes, byte-equal to the core's sign_mu for the same sk, mu and
-  // rnd, and results[i] ok, or sign_attempts_exhausted when no attempt below
-  // the loop limit was accepted (sigs[i] then undefined). Memory that held
+  // ML-DSA signatures from mu (see SignItem in kernels/batch_items.h), each
+  // written to its item's sig, or, with sigs set, to sigs + i * p.sig_bytes;
+  // byte-equal to the core's sign_mu for the same sk, mu and rnd. results[i]
+  // ok, or sign_attempts_exhausted when no attempt below the loop limit was
+  // accepted (the signature is then undefined). Memory that held
   // keys, rnd or rho'' is zeroed after use. A chunk with at most 64 distinct
   // keys takes them from the device's expanded-key cache (256 keys per
   // parameter set, LRU, zeroed on eviction and when the engine ends); a chunk

@@ -16,25 +16,23 @@ class GpuExecutor final : public BatchExecutor {
   std::string description() const override { return engine_->device_description(); }
   bool supports(BatchOp) const override { return true; }
 
+  // Signatures and keys go from the engine's pinned staging straight into the
+  // requests' buffers: no copy here.
   bool sign(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override {
     const size_t n = batch.size();
     sign_items_.resize(n);
-    sigs_.resize(n * p.sig_bytes);
     statuses_.resize(n);
     for (size_t i = 0; i < n; ++i) {
       const Request& r = *batch[i];
       // One pointer per key object: the engine expands (or caches) each key once.
-      sign_items_[i] = {r.priv->encoded().data(), r.mu, r.rnd};
+      sign_items_[i] = {r.priv->encoded().data(), r.mu, r.rnd, r.sig_out};
     }
-    const mldsa::gpu::EngineStatus st = engine_->sign(p, sign_items_.data(), n, sigs_.data(), statuses_.data());
+    const mldsa::gpu::EngineStatus st = engine_->sign(p, sign_items_.data(), n, nullptr, statuses_.data());
     if (!st.ok()) {
       *why = st.message;
       return false;
     }
-    for (size_t i = 0; i < n; ++i) {
-      std::copy_n(sigs_.data() + i * p.sig_bytes, p.sig_bytes, batch[i]->sig_out);
-      batch[i]->status = statuses_[i];
-    }
+    for (size_t i = 0; i < n; ++i) batch[i]->status = statuses_[i];
     return true;
   }
 
@@ -61,26 +59,15 @@ class GpuExecutor final : public BatchExecutor {
   }
 
   bool keygen(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override {
-    const size_t n = batch.size();
-    seeds_.resize(n * mldsa::SEED_BYTES);
-    pks_.resize(n * p.pk_bytes);
-    sks_.resize(n * p.sk_bytes);
-    for (size_t i = 0; i < n; ++i)
-      std::copy_n(batch[i]->seed, mldsa::SEED_BYTES, seeds_.begin() + static_cast<std::ptrdiff_t>(i * mldsa::SEED_BYTES));
-    const mldsa::gpu::EngineStatus st = engine_->keygen(p, seeds_.data(), n, pks_.data(), sks_.data());
-    bool ok = st.ok();
-    if (ok) {
-      for (size_t i = 0; i < n; ++i) {
-        std::copy_n(pks_.data() + i * p.pk_bytes, p.pk_bytes, batch[i]->pk_out);
-        std::copy_n(sks_.data() + i * p.sk_bytes, p.sk_bytes, batch[i]->sk_out);
-        batch[i]->status = mldsa::Status::ok;
-      }
-    } else {
+    keygen_items_.resize(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) keygen_items_[i] = {batch[i]->seed, batch[i]->pk_out, batch[i]->sk_out};
+    const mldsa::gpu::EngineStatus st = engine_->keygen(p, keygen_items_.data(), batch.size());
+    if (!st.ok()) {
       *why = st.message;
+      return false;
     }
-    mldsa::secure_zero(seeds_.data(), seeds_.size());
-    mldsa::secure_zero(sks_.data(), sks_.size());
-    return ok;
+    for (Request* r : batch) r->status = mldsa::Status::ok;
+    return true;
   }
 
  private:
@@ -88,8 +75,8 @@ class GpuExecutor final : public BatchExecutor {
   // Reused between batches; only the dispatcher thread calls in.
   std::vector<mldsa::gpu::VerifyItem> items_;
   std::vector<mldsa::gpu::SignItem> sign_items_;
+  std::vector<mldsa::gpu::KeygenItem> keygen_items_;
   std::vector<mldsa::Status> statuses_;
-  std::vector<uint8_t> seeds_, pks_, sks_, sigs_;
 };
 
 }  // namespace
