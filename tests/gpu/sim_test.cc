@@ -554,6 +554,27 @@ TEST(EngineFaults, TwoLogicalDevicesShareOneDevice) {
   EXPECT_EQ(sim->stats(0).callers.size(), 2u) << "one engine thread per logical device";
 }
 
+// Staging on helper threads (big chunks are cut in pieces of 64 items):
+// the same bytes as the core, each result where its item says.
+TEST(EngineFaults, ParallelStagingGivesTheSameBytes) {
+  const Work work(ParamSet::ML_DSA_44, 300, 2);
+  auto sim = gpu::make_sim_platform({});
+  EngineConfig ec = small_config();
+  ec.chunk_items = 256;
+  ec.staging_threads = 3;
+  std::string why;
+  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  EXPECT_TRUE(work.run(*e).empty());
+  // Each signature to its own buffer (SignItem::sig), in reverse order.
+  std::vector<Bytes> sigs(work.n(), Bytes(work.p.sig_bytes));
+  std::vector<gpu::SignItem> items = work.sign_items;
+  for (size_t i = 0; i < items.size(); ++i) items[i].sig = sigs[items.size() - 1 - i].data();
+  std::vector<Status> st(work.n());
+  ASSERT_TRUE(e->sign(work.p, items.data(), items.size(), nullptr, st.data()).ok());
+  for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(sigs[items.size() - 1 - i], work.sigs_want[i]) << i;
+}
+
 // Review finding 9: buffers are made with the engine; batches of every
 // operation and parameter set allocate and free nothing.
 TEST(EngineFaults, BatchesAllocateNothing) {
