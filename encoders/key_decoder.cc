@@ -11,7 +11,7 @@
 #include "encoders/encoders.h"
 #include "encoders/pkcs8_formats.h"
 #include "keymgmt/key.h"
-#include "provider/errors.h"
+#include "provctx/errors.h"
 
 #include <openssl/asn1.h>
 #include <openssl/core_dispatch.h>
@@ -61,13 +61,13 @@ Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {
   const ASN1_OBJECT* obj = nullptr;
   int ptype = 0;
   X509_ALGOR_get0(&obj, &ptype, nullptr, alg);
-  ASN1_OBJECT* ours = variant_oid(ctx.set);
+  ASN1_OBJECT* ours = variant_oid(ctx.provctx, ctx.set);
   if (ours == nullptr) return Outcome::error;
   const bool match = obj != nullptr && OBJ_cmp(obj, ours) == 0;
   ASN1_OBJECT_free(ours);
   if (!match) return Outcome::not_mine;
   if (ptype != V_ASN1_UNDEF) {
-    MLDSA_RAISE_DETAIL(R_BAD_ENCODING, "AlgorithmIdentifier parameters must be absent");
+    MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "AlgorithmIdentifier parameters must be absent");
     return Outcome::error;
   }
   return Outcome::key;
@@ -109,7 +109,7 @@ Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& o
   if (o == Outcome::key) {
     // A public key is whole bytes: no unused bits in the BIT STRING.
     if ((bits->flags & ASN1_STRING_FLAG_BITS_LEFT) != 0 && (bits->flags & 0x07) != 0) {
-      MLDSA_RAISE_DETAIL(R_BAD_ENCODING, "public key BIT STRING has unused bits");
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "public key BIT STRING has unused bits");
       o = Outcome::error;
     } else {
       o = make_key(ctx, {}, {}, {ASN1_STRING_get0_data(bits), static_cast<size_t>(ASN1_STRING_length(bits))}, out);
@@ -146,18 +146,18 @@ Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& ou
     P8Parts parts;
     p8_parse_format_list("", all);
     if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
-      MLDSA_RAISE_DETAIL(R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
       o = Outcome::error;
     } else if (!p8_recognise(params, bytes, allowed.view(), parts)) {
       // Say whether the layout is known but switched off, or not a layout at all.
       char detail[128];
       if (p8_recognise(params, bytes, all.view(), parts)) {
         std::snprintf(detail, sizeof(detail), "%s %s", params.name, p8_format_name(parts.format));
-        MLDSA_RAISE_DETAIL(R_FORMAT_NOT_ALLOWED, detail);
+        MLDSA_RAISE_DETAIL(ctx.provctx, R_FORMAT_NOT_ALLOWED, detail);
       } else {
         std::snprintf(detail, sizeof(detail), "no %s private key layout has %d bytes with this prefix", params.name,
                       payload_len);
-        MLDSA_RAISE_DETAIL(R_BAD_ENCODING, detail);
+        MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, detail);
       }
       o = Outcome::error;
     } else {

@@ -2,7 +2,7 @@
 // (OSSL_ENCODER / OSSL_DECODER), in a library context that loads the built
 // module. Expected bytes are built here with a generic DER writer from the
 // ACVP keyGen vectors, independently of encoders/pkcs8_formats.cc.
-#include "provider/errors.h"
+#include "provctx/errors.h"
 #include "tests/core/acvp_vectors.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,8 @@
-// provctx.h - the provider context every dispatch function receives.
+// provctx.h - the provider context every dispatch function receives: one per
+// loaded instance of the module (each library context loading it has its own).
 #pragma once
+
+#include "provctx/errors.h"
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -22,6 +25,8 @@ struct Config {
 
 struct ProvCtx {
   const OSSL_CORE_HANDLE* handle = nullptr;
+  ErrorSink errors;                // this instance's error upcalls (provctx/errors.h)
+  bool from_config = false;        // loaded by a configuration file's provider section
   OSSL_LIB_CTX* libctx = nullptr;  // child library context: hashing, RNG, ASN.1 go through it
   Config config;
   std::string core_version;        // the running libcrypto's version ("3.0.19"), from the core

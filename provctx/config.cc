@@ -1,6 +1,6 @@
 // config.cc - the provider's settings: openssl.cnf keys through the core,
 // MLDSA_ACCEL_* environment variables on top.
-#include "provider/provctx.h"
+#include "provctx/provctx.h"
 
 #include <openssl/params.h>
 
