@@ -136,23 +136,24 @@ class OpenSSL:
         order = ["default", "mldsa-accel"] if default_first else ["mldsa-accel", "default"]
         return ["-provider-path", self.provider_dir, "-provider", order[0], "-provider", order[1]]
 
-    def conf(self, name, **settings):
-        """Writes an openssl.cnf loading the module with ml-dsa.* settings."""
+    def conf(self, name, raw=(), **settings):
+        """Writes an openssl.cnf loading the module with ml-dsa.* settings (and raw lines)."""
         path = os.path.join(self.dir, name)
         lines = ["openssl_conf = init", "[init]", "providers = provs", "[provs]",
                  "mldsa-accel = mldsa_sect", "default = default_sect",
                  "[default_sect]", "activate = 1", "[mldsa_sect]", "activate = 1",
                  "module = " + os.path.join(self.provider_dir, "mldsa-accel.so")]
-        lines += ["ml-dsa.%s = %s" % (k, v) for k, v in settings.items()]
+        lines += ["ml-dsa.%s = %s" % (k, v) for k, v in settings.items()] + list(raw)
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
         return path
 
-    def run(self, cmd, *args, ok=True, conf=None, stdin=None, default_first=False):
+    def run(self, cmd, *args, ok=True, conf=None, stdin=None, default_first=False, env_extra=None):
         """Runs `openssl cmd args`; with conf the providers come from that file."""
         argv = [self.binary, cmd] + ([] if conf else self.provider_args(default_first)) + list(args)
         env = dict(os.environ)
         env.pop("OPENSSL_CONF", None)
+        env.update(env_extra or {})
         if conf:
             env["OPENSSL_CONF"] = conf
         p = subprocess.run(argv, cwd=self.dir, env=env, input=stdin, capture_output=True, timeout=120)
@@ -455,10 +456,28 @@ def malformed_key_files(o, v):
     o.run("pkey", "-in", "trunc.pem", "-noout", ok=False)
 
 
+def refused_load_is_loud(o, v):
+    """A refused load says why: by name with -provider, on stderr from a config."""
+    p = o.run("list", "-providers", ok=False, env_extra={"MLDSA_ACCEL_GPU_MAX_BATCH": "0"})
+    expect_stderr(p, "mldsa-accel:OSSL_provider_init:bad mldsa-accel routing setting:")
+    expect_stderr(p, "gpu_max_batch: '0' is not a whole number")
+    # OpenSSL drops a provider its config fails to activate without a word
+    # (exit 0): the provider says it on stderr itself.
+    conf = o.conf("bad.cnf", raw=["gpu_max_batch = lots"])
+    p = o.run("list", "-providers", conf=conf)
+    check(b"mldsa-accel" not in p.stdout, "the provider is listed although it refused")
+    expect_stderr(p, "mldsa-accel: bad mldsa-accel routing setting: gpu_max_batch: 'lots'")
+    expect_stderr(p, "(provider not loaded)")
+    # A good config says nothing.
+    p = o.run("list", "-providers", conf=o.conf("good.cnf"))
+    check(b"mldsa-accel" in p.stdout and p.stderr == b"", "good config: %r" % p.stderr)
+
+
 CASES = {f.__name__: f for f in [
     genpkey_random_text, genpkey_hexseed_known_answer, pubout_pem_and_der, private_der_round_trip,
     encrypted_pem_round_trip, pkeyutl_context_and_deterministic, pkeyutl_context_too_long, req_x509_self_signed,
     x509_issue_leaf_and_verify, dgst_sign_verify, pkcs8_output_formats, pkcs8_input_formats, malformed_key_files,
+    refused_load_is_loud,
 ]}
 
 
