@@ -9,19 +9,23 @@
 #                    tests that run the openssl CLI with the ASan runtime preloaded)
 #   3. build-ct/     valgrind constant-time check (-DMLDSA_ACCEL_CT_TESTING=ON), ctest -L ct
 #   4. build-tsan/   ThreadSanitizer build of the router tests (-DMLDSA_ACCEL_TSAN=ON), ctest -L router
+#   5. build-fuzz/   clang-14 libFuzzer + ASan + UBSan (-DMLDSA_ACCEL_FUZZ=ON): each target in
+#                    tests/fuzz for MLDSA_ACCEL_FUZZ_SECONDS (45) from its corpus, ctest -L fuzz
+#   6. build-msan/   clang-14 MemorySanitizer constant-time check of the core on every
+#                    backend (-DMLDSA_ACCEL_MSAN=ON), ctest -L ct
 # Where /usr/local/cuda/bin/nvcc exists, the release build compiles the CUDA
 # engine (kernels/) for sm_90 too (-DMLDSA_ACCEL_CUDA=ON: a broken CUDA setup
 # fails rather than being skipped); the GPU tests skip themselves without a GPU.
 # OPENSSL35 (a 3.5+ openssl binary) is taken from the environment, else fetched
 # with scripts/fetch-openssl35.sh; MLDSA_ACCEL_SKIP_OPENSSL35=1 skips the fetch
 # (the interop tests then report themselves skipped).
-# Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,tsan.
+# Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,tsan,fuzz,msan.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_root=${MLDSA_ACCEL_BUILD_ROOT:-$repo}
 jobs=${MLDSA_ACCEL_JOBS:-$(nproc)}
-only="release,asan,ct,tsan"
+only="release,asan,ct,tsan,fuzz,msan"
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only="$2"; shift 2 ;;
@@ -36,7 +40,7 @@ wanted() { [[ ",$only," == *",$1,"* ]]; }
 summary=()
 failed=0
 # Reports of an earlier run must not count in this run's summary.
-rm -f "$build_root"/build{,-asan,-ct,-tsan}/ctest-junit*.xml
+rm -f "$build_root"/build{,-asan,-ct,-tsan,-fuzz,-msan}/ctest-junit*.xml
 t_all=$SECONDS
 # run_stage NAME COMMAND...: runs one stage, records PASS/FAIL and its time.
 run_stage() {
@@ -143,6 +147,23 @@ ct_stage() {
   run_ctest "$dir" -L ct --no-tests=error
 }
 
+# The clang-14 stages: libFuzzer (with ASan + UBSan) and MemorySanitizer.
+clang_opts=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+            -DMLDSA_ACCEL_BENCH=OFF -DMLDSA_ACCEL_CUDA=OFF)
+fuzz_stage() {
+  local dir="$build_root/build-fuzz"
+  cmake -S "$repo" -B "$dir" "${clang_opts[@]}" -DMLDSA_ACCEL_FUZZ=ON \
+    -DMLDSA_ACCEL_FUZZ_SECONDS="${MLDSA_ACCEL_FUZZ_SECONDS:-45}" || return 1
+  cmake --build "$dir" -j"$jobs" --target fuzz_decoder fuzz_verify fuzz_core || return 1
+  run_ctest "$dir" -L fuzz --no-tests=error
+}
+msan_stage() {
+  local dir="$build_root/build-msan"
+  cmake -S "$repo" -B "$dir" "${clang_opts[@]}" -DMLDSA_ACCEL_MSAN=ON || return 1
+  cmake --build "$dir" -j"$jobs" --target ct_check || return 1
+  run_ctest "$dir" -L ct --no-tests=error
+}
+
 if wanted release; then
   if [ ${#cuda_opts[@]} -gt 0 ]; then
     run_stage "release build (with CUDA for sm_90) + ctest" release_stage
@@ -154,6 +175,14 @@ fi
 wanted asan && run_stage "ASan+UBSan build + ctest" asan_stage
 wanted ct && run_stage "valgrind constant-time check" ct_stage
 wanted tsan && run_stage "ThreadSanitizer router check" tsan_stage
+if wanted fuzz || wanted msan; then
+  if command -v clang++-14 >/dev/null 2>&1; then
+    wanted fuzz && run_stage "libFuzzer (ASan + UBSan) runs" fuzz_stage
+    wanted msan && run_stage "MemorySanitizer constant-time check" msan_stage
+  else
+    summary+=("SKIP  fuzz and MemorySanitizer stages (skipped: no clang++-14)")
+  fi
+fi
 
 echo
 echo "=================== summary ($((SECONDS - t_all)) s)"
@@ -164,7 +193,7 @@ import glob, os, sys
 import xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 paths = []
-for d in ("build", "build-asan", "build-ct", "build-tsan"):
+for d in ("build", "build-asan", "build-ct", "build-tsan", "build-fuzz", "build-msan"):
     paths += sorted(glob.glob(os.path.join(sys.argv[1], d, "ctest-junit*.xml")))
 for path in paths:
     for case in ET.parse(path).getroot().iter("testcase"):
