@@ -10,7 +10,7 @@
 #   3. build-ct/     valgrind constant-time check (-DMLDSA_ACCEL_CT_TESTING=ON), ctest -L ct
 #   4. build-tsan/   ThreadSanitizer build of the router tests (-DMLDSA_ACCEL_TSAN=ON), ctest -L router
 #   5. build-fuzz/   clang-14 libFuzzer + ASan + UBSan (-DMLDSA_ACCEL_FUZZ=ON): each target in
-#                    tests/fuzz for MLDSA_ACCEL_FUZZ_SECONDS (45) from its corpus, ctest -L fuzz
+#                    tests/fuzz for MLDSA_ACCEL_FUZZ_SECONDS (30) from its corpus, ctest -L fuzz
 #   6. build-msan/   clang-14 MemorySanitizer constant-time check of the core on every
 #                    backend (-DMLDSA_ACCEL_MSAN=ON), ctest -L ct
 # Where /usr/local/cuda/bin/nvcc exists, the release build compiles the CUDA
@@ -153,7 +153,7 @@ clang_opts=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_
 fuzz_stage() {
   local dir="$build_root/build-fuzz"
   cmake -S "$repo" -B "$dir" "${clang_opts[@]}" -DMLDSA_ACCEL_FUZZ=ON \
-    -DMLDSA_ACCEL_FUZZ_SECONDS="${MLDSA_ACCEL_FUZZ_SECONDS:-45}" || return 1
+    -DMLDSA_ACCEL_FUZZ_SECONDS="${MLDSA_ACCEL_FUZZ_SECONDS:-30}" || return 1
   cmake --build "$dir" -j"$jobs" --target fuzz_decoder fuzz_verify fuzz_core || return 1
   run_ctest "$dir" -L fuzz --no-tests=error
 }
