@@ -2,7 +2,7 @@
 #include "encoders/codec.h"
 
 #include "keymgmt/key.h"
-#include "provider/errors.h"
+#include "provctx/errors.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/objects.h>
@@ -11,14 +11,14 @@ namespace mldsa::prov {
 
 BIO* bio_from_core(void* provctx, OSSL_CORE_BIO* cbio) {
   BIO* bio = BIO_new_from_core_bio(libctx_of(provctx), cbio);
-  if (bio == nullptr) MLDSA_RAISE(R_INTERNAL_ERROR);
+  if (bio == nullptr) MLDSA_RAISE(static_cast<const ProvCtx*>(provctx), R_INTERNAL_ERROR);
   return bio;
 }
 
-ASN1_OBJECT* variant_oid(mldsa::ParamSet set) {
+ASN1_OBJECT* variant_oid(const ProvCtx* ctx, mldsa::ParamSet set) {
   // no_name = 1: parse the dotted form even where the core does not know it.
   ASN1_OBJECT* obj = OBJ_txt2obj(variant(set).oid, 1);
-  if (obj == nullptr) MLDSA_RAISE(R_INTERNAL_ERROR);
+  if (obj == nullptr) MLDSA_RAISE(ctx, R_INTERNAL_ERROR);
   return obj;
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "cpu/mldsa.h"
-#include "provider/provctx.h"
+#include "provctx/provctx.h"
 
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
@@ -19,8 +19,8 @@ enum class Structure : uint8_t { spki, pki, epki, text };
 BIO* bio_from_core(void* provctx, OSSL_CORE_BIO* cbio);
 
 // The parameter set's OID as an ASN1_OBJECT (the caller frees it); nullptr
-// with an error raised on failure.
-ASN1_OBJECT* variant_oid(mldsa::ParamSet set);
+// with an error raised (through ctx's instance) on failure.
+ASN1_OBJECT* variant_oid(const ProvCtx* ctx, mldsa::ParamSet set);
 
 // OpenSSL's selection "levels": private key, then public key, then domain
 // parameters. The highest level the caller asks for decides whether a

@@ -10,8 +10,9 @@
 #include "encoders/codec.h"
 #include "encoders/encoders.h"
 #include "encoders/pkcs8_formats.h"
+#include "encoders/private_key_info.h"
 #include "keymgmt/key.h"
-#include "provider/errors.h"
+#include "provctx/errors.h"
 
 #include <openssl/asn1.h>
 #include <openssl/core_dispatch.h>
@@ -22,6 +23,8 @@
 #include <openssl/x509.h>
 
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -61,13 +64,13 @@ Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {
   const ASN1_OBJECT* obj = nullptr;
   int ptype = 0;
   X509_ALGOR_get0(&obj, &ptype, nullptr, alg);
-  ASN1_OBJECT* ours = variant_oid(ctx.set);
+  ASN1_OBJECT* ours = variant_oid(ctx.provctx, ctx.set);
   if (ours == nullptr) return Outcome::error;
   const bool match = obj != nullptr && OBJ_cmp(obj, ours) == 0;
   ASN1_OBJECT_free(ours);
   if (!match) return Outcome::not_mine;
   if (ptype != V_ASN1_UNDEF) {
-    MLDSA_RAISE_DETAIL(R_BAD_ENCODING, "AlgorithmIdentifier parameters must be absent");
+    MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "AlgorithmIdentifier parameters must be absent");
     return Outcome::error;
   }
   return Outcome::key;
@@ -117,7 +120,7 @@ Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& o
   if (o == Outcome::key) {
     // A public key is whole bytes: no unused bits in the BIT STRING.
     if (bits[0] != 0) {
-      MLDSA_RAISE_DETAIL(R_BAD_ENCODING, "public key BIT STRING has unused bits");
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "public key BIT STRING has unused bits");
       o = Outcome::error;
     } else {
       o = make_key(ctx, {}, {}, bits.subspan(1), out);
@@ -127,52 +130,63 @@ Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& o
   return o;
 }
 
-// PrivateKeyInfo: the privateKey OCTET STRING holds one of the layouts of
-// pkcs8_formats.h, limited to ml-dsa.input_formats.
+// PrivateKeyInfo (RFC 5958 OneAsymmetricKey, v1 or v2): the privateKey
+// OCTET STRING holds one of the layouts of pkcs8_formats.h, limited to
+// ml-dsa.input_formats; a v2 key's publicKey [1] must be the key's own.
 Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& out) {
-  const unsigned char* p = der.data();
   ERR_set_mark();
-  PKCS8_PRIV_KEY_INFO* p8 = d2i_PKCS8_PRIV_KEY_INFO(nullptr, &p, static_cast<long>(der.size()));
-  if (p8 != nullptr && p != der.data() + der.size()) {  // trailing bytes: not a PrivateKeyInfo
-    PKCS8_PRIV_KEY_INFO_free(p8);
-    p8 = nullptr;
-  }
+  std::unique_ptr<PrivateKeyInfo> info(PrivateKeyInfo::parse(der));
   ERR_pop_to_mark();
-  if (p8 == nullptr) return Outcome::not_mine;
+  if (info == nullptr) return Outcome::not_mine;
+  Outcome o = check_algorithm(ctx, info->algorithm());
+  if (o != Outcome::key) return o;
 
-  const unsigned char* payload = nullptr;
-  int payload_len = 0;
-  const X509_ALGOR* alg = nullptr;
-  Outcome o = Outcome::error;
-  if (PKCS8_pkey_get0(nullptr, &payload, &payload_len, &alg, p8) == 1 && payload_len >= 0)
-    o = check_algorithm(ctx, alg);
-  if (o == Outcome::key) {
-    const mldsa::Params& params = mldsa::params(ctx.set);
-    const std::span<const uint8_t> bytes(payload, static_cast<size_t>(payload_len));
-    P8FormatList allowed, all;
-    P8Parts parts;
-    p8_parse_format_list("", all);
-    if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
-      MLDSA_RAISE_DETAIL(R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
-      o = Outcome::error;
-    } else if (!p8_recognise(params, bytes, allowed.view(), parts)) {
-      // Say whether the layout is known but switched off, or not a layout at all.
-      char detail[128];
-      if (p8_recognise(params, bytes, all.view(), parts)) {
-        std::snprintf(detail, sizeof(detail), "%s %s", params.name, p8_format_name(parts.format));
-        MLDSA_RAISE_DETAIL(R_FORMAT_NOT_ALLOWED, detail);
-      } else {
-        std::snprintf(detail, sizeof(detail), "no %s private key layout has %d bytes with this prefix", params.name,
-                      payload_len);
-        MLDSA_RAISE_DETAIL(R_BAD_ENCODING, detail);
-      }
-      o = Outcome::error;
-    } else {
-      o = make_key(ctx, parts.seed, parts.sk, parts.pk, out);
+  const mldsa::Params& params = mldsa::params(ctx.set);
+  std::span<const uint8_t> v2_pk;
+  const long version = info->version();
+  if (version != 0 && version != 1) {
+    MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "PrivateKeyInfo version must be 0 (v1) or 1 (v2)");
+    return Outcome::error;
+  }
+  if (info->has_public_key()) {
+    if (version != 1) {
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "a publicKey [1] needs PrivateKeyInfo version 1 (v2)");
+      return Outcome::error;
+    }
+    if (!info->public_key(v2_pk)) {
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "publicKey [1] BIT STRING has unused bits");
+      return Outcome::error;
     }
   }
-  PKCS8_PRIV_KEY_INFO_free(p8);  // cleanses the key bytes
-  return o;
+  const std::span<const uint8_t> bytes = info->private_key();
+  P8FormatList allowed, all;
+  P8Parts parts;
+  p8_parse_format_list("", all);
+  if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
+    MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
+    return Outcome::error;
+  }
+  if (!p8_recognise(params, bytes, allowed.view(), parts)) {
+    // Say whether the layout is known but switched off, or not a layout at all.
+    char detail[128];
+    if (p8_recognise(params, bytes, all.view(), parts)) {
+      std::snprintf(detail, sizeof(detail), "%s %s", params.name, p8_format_name(parts.format));
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_FORMAT_NOT_ALLOWED, detail);
+    } else {
+      std::snprintf(detail, sizeof(detail), "no %s private key layout has %zu bytes with this prefix", params.name,
+                    bytes.size());
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, detail);
+    }
+    return Outcome::error;
+  }
+  // Both an oqskeypair's pk and a v2 publicKey: they must agree (each is
+  // then checked against the private key by key_from_parts).
+  if (!parts.pk.empty() && !v2_pk.empty() &&
+      (parts.pk.size() != v2_pk.size() || std::memcmp(parts.pk.data(), v2_pk.data(), v2_pk.size()) != 0)) {
+    MLDSA_RAISE_DETAIL(ctx.provctx, R_PUB_PRIV_MISMATCH, "publicKey [1] differs from the layout's public key");
+    return Outcome::error;
+  }
+  return make_key(ctx, parts.seed, parts.sk, v2_pk.empty() ? parts.pk : v2_pk, out);
 }
 
 template <mldsa::ParamSet S, Structure T>

@@ -7,8 +7,9 @@
 #include "encoders/codec.h"
 #include "encoders/encoders.h"
 #include "encoders/pkcs8_formats.h"
+#include "encoders/private_key_info.h"
 #include "keymgmt/key.h"
-#include "provider/errors.h"
+#include "provctx/errors.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -63,12 +64,12 @@ struct Der {
 bool spki_der(const Key& key, Der& out) {
   const mldsa::PublicKey* pub = key.public_key();
   if (pub == nullptr) {
-    MLDSA_RAISE(R_MISSING_KEY);
+    MLDSA_RAISE(key.provctx, R_MISSING_KEY);
     return false;
   }
   const auto pk = pub->encoded();
   X509_PUBKEY* xpk = X509_PUBKEY_new();
-  ASN1_OBJECT* oid = variant_oid(key.params->id);
+  ASN1_OBJECT* oid = variant_oid(key.provctx, key.params->id);
   auto* penc = static_cast<unsigned char*>(OPENSSL_memdup(pk.data(), pk.size()));
   bool ok = xpk != nullptr && oid != nullptr && penc != nullptr &&
             X509_PUBKEY_set0_param(xpk, oid, V_ASN1_UNDEF, nullptr, penc, static_cast<int>(pk.size())) == 1;
@@ -78,7 +79,7 @@ bool spki_der(const Key& key, Der& out) {
     out.len = i2d_X509_PUBKEY(xpk, &out.data);
     ok = out.len > 0;
   }
-  if (!ok) MLDSA_RAISE(R_INTERNAL_ERROR);
+  if (!ok) MLDSA_RAISE(key.provctx, R_INTERNAL_ERROR);
   OPENSSL_free(penc);
   ASN1_OBJECT_free(oid);
   X509_PUBKEY_free(xpk);
@@ -92,7 +93,7 @@ bool spki_der(const Key& key, Der& out) {
 bool choose_output_format(const EncoderCtx& ctx, const mldsa::PrivateKey& priv, P8Format& out) {
   P8FormatList formats;
   if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.output_formats : std::string(), formats)) {
-    MLDSA_RAISE_DETAIL(R_UNKNOWN_FORMAT, "ml-dsa.output_formats names no known format");
+    MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.output_formats names no known format");
     return false;
   }
   for (P8Format f : formats.view()) {
@@ -101,46 +102,41 @@ bool choose_output_format(const EncoderCtx& ctx, const mldsa::PrivateKey& priv, 
       return true;
     }
   }
-  MLDSA_RAISE_DETAIL(R_MISSING_KEY, "every format in ml-dsa.output_formats needs the seed, which this key lacks");
+  MLDSA_RAISE_DETAIL(ctx.provctx, R_MISSING_KEY, "every format in ml-dsa.output_formats needs the seed, which this key lacks");
   return false;
 }
 
-// Caller frees with PKCS8_PRIV_KEY_INFO_free (which cleanses the key bytes).
-PKCS8_PRIV_KEY_INFO* make_p8info(const EncoderCtx& ctx, const Key& key) {
+// The privateKey OCTET STRING's content in the chosen layout, and the
+// publicKey [1] to write (pkcs8_public_key = yes: PKCS#8 v2, else none).
+// The caller cleanses payload.
+bool p8_parts(const EncoderCtx& ctx, const Key& key, std::vector<uint8_t>& payload,
+              std::span<const uint8_t>& pk) {
   if (!key.has_private()) {
-    MLDSA_RAISE(R_MISSING_KEY);
-    return nullptr;
+    MLDSA_RAISE(ctx.provctx, R_MISSING_KEY);
+    return false;
   }
   const mldsa::PrivateKey& priv = *key.priv;
   P8Format format;
-  if (!choose_output_format(ctx, priv, format)) return nullptr;
-
-  std::vector<uint8_t> payload;
-  unsigned char* buf = nullptr;
-  if (p8_write(*key.params, format, priv.seed(), priv.encoded(), priv.public_key().encoded(), payload))
-    buf = static_cast<unsigned char*>(OPENSSL_memdup(payload.data(), payload.size()));
-  OPENSSL_cleanse(payload.data(), payload.size());
-
-  PKCS8_PRIV_KEY_INFO* p8 = PKCS8_PRIV_KEY_INFO_new();
-  ASN1_OBJECT* oid = variant_oid(key.params->id);
-  // Version 0 and absent AlgorithmIdentifier parameters (RFC 9881).
-  if (buf != nullptr && p8 != nullptr && oid != nullptr &&
-      PKCS8_pkey_set0(p8, oid, 0, V_ASN1_UNDEF, nullptr, buf, static_cast<int>(payload.size())) == 1)
-    return p8;  // p8 owns oid and buf
-  MLDSA_RAISE(R_INTERNAL_ERROR);
-  OPENSSL_clear_free(buf, payload.size());
-  ASN1_OBJECT_free(oid);
-  PKCS8_PRIV_KEY_INFO_free(p8);
-  return nullptr;
+  if (!choose_output_format(ctx, priv, format)) return false;
+  if (!p8_write(*key.params, format, priv.seed(), priv.encoded(), priv.public_key().encoded(), payload)) {
+    MLDSA_RAISE(ctx.provctx, R_INTERNAL_ERROR);
+    return false;
+  }
+  const bool v2 = ctx.provctx != nullptr && ctx.provctx->config.pkcs8_public_key;
+  pk = v2 ? priv.public_key().encoded() : std::span<const uint8_t>{};
+  return true;
 }
 
+// Version 0 (1 with a public key) and absent AlgorithmIdentifier parameters (RFC 9881).
 bool pki_der(const EncoderCtx& ctx, const Key& key, Der& out) {
-  PKCS8_PRIV_KEY_INFO* p8 = make_p8info(ctx, key);
-  if (p8 == nullptr) return false;
+  std::vector<uint8_t> payload;
+  std::span<const uint8_t> pk;
+  if (!p8_parts(ctx, key, payload, pk)) return false;
+  ASN1_OBJECT* oid = variant_oid(ctx.provctx, key.params->id);
   out.secret = true;
-  out.len = i2d_PKCS8_PRIV_KEY_INFO(p8, &out.data);
-  PKCS8_PRIV_KEY_INFO_free(p8);
-  if (out.len <= 0) MLDSA_RAISE(R_INTERNAL_ERROR);
+  out.len = oid != nullptr ? private_key_info_der(oid, payload, pk, &out.data) : 0;
+  OPENSSL_cleanse(payload.data(), payload.size());
+  if (out.len <= 0) MLDSA_RAISE(ctx.provctx, R_INTERNAL_ERROR);
   return out.len > 0;
 }
 
@@ -150,7 +146,7 @@ bool pki_der(const EncoderCtx& ctx, const Key& key, Der& out) {
 // set on the context and the caller's passphrase, as OpenSSL's own encoders do.
 bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg, Der& out) {
   if (ctx.cipher.empty()) {
-    MLDSA_RAISE_DETAIL(R_NOT_SUPPORTED, "EncryptedPrivateKeyInfo needs a cipher");
+    MLDSA_RAISE_DETAIL(ctx.provctx, R_NOT_SUPPORTED, "EncryptedPrivateKeyInfo needs a cipher");
     return false;
   }
   OSSL_LIB_CTX* libctx = libctx_of(ctx.provctx);
@@ -161,20 +157,25 @@ bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* c
   char pass[1024];
   size_t pass_len = 0;
   bool ok = false;
+  std::vector<uint8_t> payload;
+  std::span<const uint8_t> pk;
   if (cb == nullptr || cb(pass, sizeof(pass), &pass_len, nullptr, cbarg) == 0) {
     // The core's callback raises its own reason ("No password method specified").
-    if (ERR_peek_last_error() == 0) MLDSA_RAISE(R_NOT_SUPPORTED);
-  } else if (PKCS8_PRIV_KEY_INFO* p8 = make_p8info(ctx, key)) {
-    // pbe_nid -1: PBES2 with OpenSSL's default PBKDF2 settings, random salt and IV.
-    X509_SIG* sig = PKCS8_encrypt_ex(-1, cipher, pass, static_cast<int>(pass_len), nullptr, 0, 0, p8, libctx,
-                                     props);
-    PKCS8_PRIV_KEY_INFO_free(p8);
+    if (ERR_peek_last_error() == 0) MLDSA_RAISE(ctx.provctx, R_NOT_SUPPORTED);
+  } else if (p8_parts(ctx, key, payload, pk)) {
+    // Always v1 inside: OpenSSL 3.0 decrypts through the default provider,
+    // whose PKCS8_PRIV_KEY_INFO cannot hold a v2 key's publicKey [1].
+    ASN1_OBJECT* oid = variant_oid(ctx.provctx, key.params->id);
+    X509_SIG* sig = oid != nullptr ? private_key_info_encrypt(oid, payload, {}, cipher, pass,
+                                                              static_cast<int>(pass_len), libctx, props)
+                                   : nullptr;
     if (sig != nullptr) {
       out.len = i2d_X509_SIG(sig, &out.data);
       ok = out.len > 0;
       X509_SIG_free(sig);
     }
   }
+  OPENSSL_cleanse(payload.data(), payload.size());
   OPENSSL_cleanse(pass, sizeof(pass));
   EVP_CIPHER_free(cipher);
   return ok;
@@ -200,13 +201,13 @@ bool print_hex_block(BIO* out, const char* label, std::span<const uint8_t> bytes
 bool write_text(BIO* out, const Key& key, int selection) {
   const mldsa::PublicKey* pub = key.public_key();
   if (pub == nullptr) {
-    MLDSA_RAISE(R_MISSING_KEY);
+    MLDSA_RAISE(key.provctx, R_MISSING_KEY);
     return false;
   }
   const char* name = key.params->name;
   if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0) {
     if (!key.has_private()) {
-      MLDSA_RAISE(R_MISSING_KEY);
+      MLDSA_RAISE(key.provctx, R_MISSING_KEY);
       return false;
     }
     if (BIO_printf(out, "%s Private-Key:\n", name) <= 0) return false;
@@ -311,12 +312,12 @@ int enc_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj, const OSSL_PARA
   auto* ctx = static_cast<EncoderCtx*>(vctx);
   // Only our own key objects (direct, or through import_object) are encoded.
   if (key_abstract != nullptr || obj == nullptr) {
-    MLDSA_RAISE(R_MISSING_KEY);
+    MLDSA_RAISE(ctx->provctx, R_MISSING_KEY);
     return 0;
   }
   const auto* key = static_cast<const Key*>(obj);
   if (key->params == nullptr || key->params->id != ctx->set) {
-    MLDSA_RAISE(R_WRONG_KEY_TYPE);
+    MLDSA_RAISE(ctx->provctx, R_WRONG_KEY_TYPE);
     return 0;
   }
   BIO* out = bio_from_core(ctx->provctx, cout);

@@ -2,7 +2,7 @@
 // OpenSSL 3.5's import rules, generation, duplication.
 #include "keymgmt/key.h"
 
-#include "provider/errors.h"
+#include "provctx/errors.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/crypto.h>
@@ -43,7 +43,7 @@ bool drop_seed(Key* k) {
   std::unique_ptr<mldsa::PrivateKey> plain;
   mldsa::Status st = mldsa::PrivateKey::from_sk(*k->params, k->priv->encoded(), plain);
   if (st != mldsa::Status::ok) {
-    MLDSA_RAISE_STATUS(st);
+    MLDSA_RAISE_STATUS(k->provctx, st);
     return false;
   }
   k->priv = std::move(plain);
@@ -99,7 +99,7 @@ Key* key_dup(const Key* k, int selection) {
     st = mldsa::PublicKey::decode(*k->params, k->public_key()->encoded(), d->pub);
   }
   if (st != mldsa::Status::ok) {
-    MLDSA_RAISE_STATUS(st);
+    MLDSA_RAISE_STATUS(k->provctx, st);
     key_free(d);
     return nullptr;
   }
@@ -110,19 +110,19 @@ bool key_from_parts(Key* k, std::span<const uint8_t> seed, std::span<const uint8
                     std::span<const uint8_t> pub) {
   const mldsa::Params& p = *k->params;
   if (!seed.empty() && seed.size() != mldsa::SEED_BYTES) {
-    MLDSA_RAISE(R_BAD_SEED_LENGTH);
+    MLDSA_RAISE(k->provctx, R_BAD_SEED_LENGTH);
     return false;
   }
   if (!priv.empty() && priv.size() != p.sk_bytes) {
-    MLDSA_RAISE(R_BAD_PRIVATE_KEY_LENGTH);
+    MLDSA_RAISE(k->provctx, R_BAD_PRIVATE_KEY_LENGTH);
     return false;
   }
   if (!pub.empty() && pub.size() != p.pk_bytes) {
-    MLDSA_RAISE(R_BAD_PUBLIC_KEY_LENGTH);
+    MLDSA_RAISE(k->provctx, R_BAD_PUBLIC_KEY_LENGTH);
     return false;
   }
   if (seed.empty() && priv.empty() && pub.empty()) {
-    MLDSA_RAISE(R_MISSING_KEY);
+    MLDSA_RAISE(k->provctx, R_MISSING_KEY);
     return false;
   }
   key_reset(k);
@@ -132,7 +132,7 @@ bool key_from_parts(Key* k, std::span<const uint8_t> seed, std::span<const uint8
     st = mldsa::PrivateKey::from_seed(p, seed, k->priv);
     if (st == mldsa::Status::ok && !priv.empty() && !same_bytes(k->priv->encoded(), priv)) {
       key_reset(k);
-      MLDSA_RAISE(R_SEED_PRIV_MISMATCH);
+      MLDSA_RAISE(k->provctx, R_SEED_PRIV_MISMATCH);
       return false;
     }
   } else if (!priv.empty()) {
@@ -143,7 +143,7 @@ bool key_from_parts(Key* k, std::span<const uint8_t> seed, std::span<const uint8
       st = mldsa::PrivateKey::from_seed(p, seed, from_seed);
       if (st == mldsa::Status::ok && !same_bytes(from_seed->encoded(), priv)) {
         key_reset(k);
-        MLDSA_RAISE(R_SEED_PRIV_MISMATCH);
+        MLDSA_RAISE(k->provctx, R_SEED_PRIV_MISMATCH);
         return false;
       }
       if (st == mldsa::Status::ok) k->priv = std::move(from_seed);  // keeps the seed, same key
@@ -153,12 +153,12 @@ bool key_from_parts(Key* k, std::span<const uint8_t> seed, std::span<const uint8
   }
   if (st != mldsa::Status::ok) {
     key_reset(k);
-    MLDSA_RAISE_STATUS(st);
+    MLDSA_RAISE_STATUS(k->provctx, st);
     return false;
   }
   if (k->priv && !pub.empty() && !same_bytes(k->priv->public_key().encoded(), pub)) {
     key_reset(k);
-    MLDSA_RAISE(R_PUB_PRIV_MISMATCH);
+    MLDSA_RAISE(k->provctx, R_PUB_PRIV_MISMATCH);
     return false;
   }
   if (k->priv && k->priv->has_seed() && !retain_seed(k) && !drop_seed(k)) {
@@ -174,7 +174,7 @@ bool key_generate(Key* k, std::span<const uint8_t> seed) {
   mldsa::Status st;
   if (!seed.empty()) {
     if (seed.size() != mldsa::SEED_BYTES) {
-      MLDSA_RAISE(R_BAD_SEED_LENGTH);
+      MLDSA_RAISE(k->provctx, R_BAD_SEED_LENGTH);
       return false;
     }
     st = mldsa::PrivateKey::from_seed(p, seed, k->priv);
@@ -192,7 +192,7 @@ bool key_generate(Key* k, std::span<const uint8_t> seed) {
   }
   if (st != mldsa::Status::ok) {
     key_reset(k);
-    MLDSA_RAISE_STATUS(st);
+    MLDSA_RAISE_STATUS(k->provctx, st);
     return false;
   }
   if (!retain_seed(k) && !drop_seed(k)) {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "cpu/mldsa.h"
-#include "provider/provctx.h"
+#include "provctx/provctx.h"
 
 #include <cstdint>
 #include <memory>

@@ -3,7 +3,7 @@
 #include "keymgmt/keymgmt.h"
 
 #include "keymgmt/key.h"
-#include "provider/errors.h"
+#include "provctx/errors.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -26,11 +26,14 @@ namespace mldsa::prov {
 
 namespace {
 
-std::span<const uint8_t> octets(const OSSL_PARAM* p, bool& ok) {
+// An octet-string parameter (empty if absent). A parameter of another type
+// raises R_BAD_PARAM_TYPE naming it and clears ok.
+std::span<const uint8_t> octets(const ProvCtx* ctx, const OSSL_PARAM* p, bool& ok) {
   const void* data = nullptr;
   size_t len = 0;
   if (p == nullptr) return {};
   if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) {
+    MLDSA_RAISE_DETAIL(ctx, R_BAD_PARAM_TYPE, (std::string(p->key) + ": expected an octet string").c_str());
     ok = false;
     return {};
   }
@@ -57,7 +60,7 @@ void* km_load(const void* reference, size_t reference_sz) {
   Key* k = *slot;
   *slot = nullptr;
   if (k != nullptr && k->params->id != S) {
-    MLDSA_RAISE(R_WRONG_KEY_TYPE);
+    MLDSA_RAISE(k->provctx, R_WRONG_KEY_TYPE);
     key_free(k);
     return nullptr;
   }
@@ -101,7 +104,7 @@ int km_match(const void* keydata1, const void* keydata2, int selection) {
 int km_validate(const void* keydata, int selection, int /*checktype*/) {
   const Key* k = static_cast<const Key*>(keydata);
   if (!km_has(k, selection)) {
-    MLDSA_RAISE(R_MISSING_KEY);
+    MLDSA_RAISE(k != nullptr ? k->provctx : nullptr, R_MISSING_KEY);
     return 0;
   }
   if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != OSSL_KEYMGMT_SELECT_KEYPAIR) return 1;
@@ -112,7 +115,7 @@ int km_validate(const void* keydata, int selection, int /*checktype*/) {
   mldsa::Status st = mldsa::sign_mu(*k->priv, mu, rnd, sig);
   if (st == mldsa::Status::ok) st = mldsa::verify_mu(*k->public_key(), mu, sig_view);
   if (st != mldsa::Status::ok) {
-    MLDSA_RAISE(R_PUB_PRIV_MISMATCH);
+    MLDSA_RAISE(k->provctx, R_PUB_PRIV_MISMATCH);
     return 0;
   }
   return 1;
@@ -139,14 +142,11 @@ int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   bool ok = true;
   std::span<const uint8_t> seed, priv, pub;
   if (with_private) {
-    seed = octets(OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_ML_DSA_SEED), ok);
-    priv = octets(OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY), ok);
+    seed = octets(k->provctx, OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_ML_DSA_SEED), ok);
+    if (ok) priv = octets(k->provctx, OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY), ok);
   }
-  pub = octets(OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY), ok);
-  if (!ok) {
-    MLDSA_RAISE(R_BAD_ENCODING);
-    return 0;
-  }
+  if (ok) pub = octets(k->provctx, OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY), ok);
+  if (!ok) return 0;
   return key_from_parts(k, seed, priv, pub) ? 1 : 0;
 }
 
@@ -166,7 +166,7 @@ int km_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0 && k->has_public())
     add(OSSL_PKEY_PARAM_PUB_KEY, k->public_key()->encoded());
   if (n == 0) {
-    MLDSA_RAISE(R_MISSING_KEY);
+    MLDSA_RAISE(k->provctx, R_MISSING_KEY);
     return 0;
   }
   params[n] = OSSL_PARAM_construct_end();
@@ -252,9 +252,10 @@ int km_gen_set_params(void* genctx, const OSSL_PARAM params[]) {
   const OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_ML_DSA_SEED)) != nullptr) {
     bool ok = true;
-    std::span<const uint8_t> seed = octets(p, ok);
-    if (!ok || seed.size() != mldsa::SEED_BYTES) {
-      MLDSA_RAISE(R_BAD_SEED_LENGTH);
+    std::span<const uint8_t> seed = octets(g->provctx, p, ok);
+    if (!ok) return 0;
+    if (seed.size() != mldsa::SEED_BYTES) {
+      MLDSA_RAISE(g->provctx, R_BAD_SEED_LENGTH);
       return 0;
     }
     std::memcpy(g->seed, seed.data(), seed.size());
@@ -262,7 +263,10 @@ int km_gen_set_params(void* genctx, const OSSL_PARAM params[]) {
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PROPERTIES)) != nullptr) {
     const char* propq = nullptr;
-    if (!OSSL_PARAM_get_utf8_string_ptr(p, &propq)) return 0;
+    if (!OSSL_PARAM_get_utf8_string_ptr(p, &propq)) {
+      MLDSA_RAISE_DETAIL(g->provctx, R_BAD_PARAM_TYPE, OSSL_PKEY_PARAM_PROPERTIES ": expected a UTF-8 string");
+      return 0;
+    }
     g->propq = propq ? propq : "";
   }
   return 1;

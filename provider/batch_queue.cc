@@ -13,13 +13,6 @@ namespace mldsa::prov {
 
 namespace {
 
-// Its address names our eventfd in any ASYNC_WAIT_CTX.
-const char kWaitKey = 0;
-
-// The wait ctx owns the eventfd: one per wait ctx, reused by every request
-// of its job, closed when the application frees the wait ctx.
-void close_wait_fd(ASYNC_WAIT_CTX*, const void*, OSSL_ASYNC_FD fd, void*) { close(fd); }
-
 size_t bucket_of(const Request& r) {
   return static_cast<size_t>(r.params->id) * kBatchOps + static_cast<size_t>(r.op);
 }
@@ -36,9 +29,58 @@ const char* batch_op_name(BatchOp op) {
 }
 
 // ---------------------------------------------------------------------------
+// WaitFds
+
+int WaitFds::get(ASYNC_WAIT_CTX* w) {
+  // The registry's address names our fd in the wait ctx; the job owning w is
+  // the only one touching it now, so the lookup needs no lock.
+  OSSL_ASYNC_FD fd = -1;
+  void* custom = nullptr;
+  if (ASYNC_WAIT_CTX_get_fd(w, this, &fd, &custom) == 1) return fd;
+  std::lock_guard<std::mutex> lock(m_);
+  if (closed_) return -1;
+  fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (fd < 0) return -1;
+  try {
+    fds_.emplace(w, fd);
+  } catch (...) {
+    close(fd);
+    return -1;
+  }
+  if (ASYNC_WAIT_CTX_set_wait_fd(w, this, fd, this, &WaitFds::cleanup) != 1) {
+    fds_.erase(w);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The application freed w while the queue lives.
+void WaitFds::cleanup(ASYNC_WAIT_CTX* w, const void*, OSSL_ASYNC_FD fd, void* self) {
+  WaitFds* fds = static_cast<WaitFds*>(self);
+  std::lock_guard<std::mutex> lock(fds->m_);
+  auto it = fds->fds_.find(w);
+  if (it == fds->fds_.end() || it->second != fd) return;  // already taken back
+  fds->fds_.erase(it);
+  close(fd);
+}
+
+void WaitFds::close_all() {
+  std::lock_guard<std::mutex> lock(m_);
+  closed_ = true;
+  for (const auto& [w, fd] : fds_) {
+    // Marked deleted (or dropped) in w: ASYNC_WAIT_CTX_free no longer calls
+    // our cleanup for it.
+    ASYNC_WAIT_CTX_clear_fd(w, this);
+    close(fd);
+  }
+  fds_.clear();
+}
+
+// ---------------------------------------------------------------------------
 // Completion
 
-bool Completion::arm() {
+bool Completion::arm(WaitFds& fds) {
   job_ = ASYNC_get_current_job();
   if (job_ == nullptr) return true;
   ASYNC_WAIT_CTX* w = ASYNC_get_wait_ctx(job_);
@@ -49,20 +91,8 @@ bool Completion::arm() {
   }
   if (ASYNC_WAIT_CTX_get_callback(w, &callback_, &callback_arg_) == 1 && callback_ != nullptr) return true;
   callback_ = nullptr;
-  OSSL_ASYNC_FD fd = -1;
-  void* custom = nullptr;
-  if (ASYNC_WAIT_CTX_get_fd(w, &kWaitKey, &fd, &custom) == 1) {
-    fd_ = fd;
-    return true;
-  }
-  fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (fd < 0) return false;
-  if (ASYNC_WAIT_CTX_set_wait_fd(w, &kWaitKey, fd, nullptr, close_wait_fd) != 1) {
-    close(fd);
-    return false;
-  }
-  fd_ = fd;
-  return true;
+  fd_ = fds.get(w);
+  return fd_ >= 0;
 }
 
 void Completion::wait() {
@@ -137,10 +167,13 @@ BatchQueue::BatchQueue(std::shared_ptr<BatchExecutor> executor, QueueLimits limi
                        std::function<void(const std::string&)> on_error)
     : executor_(std::move(executor)), limits_(limits), on_error_(std::move(on_error)) {}
 
+// Every request is complete once stop() returns; wait_fds_ (declared last)
+// then takes its fds back from the application's wait contexts.
 BatchQueue::~BatchQueue() { stop(); }
 
 bool BatchQueue::submit(Request& r) {
-  if (!r.completion.arm() || !push(r)) {
+  // A forked child queues nothing (push refuses): nor does it register fds.
+  if (forked() || !r.completion.arm(wait_fds_) || !push(r)) {
     refused_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }

@@ -2,8 +2,8 @@
 // the algorithm tables and the OIDs it registers with the core.
 #include "keymgmt/keymgmt.h"
 #include "provider/capabilities.h"
-#include "provider/errors.h"
-#include "provider/provctx.h"
+#include "provctx/errors.h"
+#include "provctx/provctx.h"
 #include "provider/router.h"
 #include "provider/signature.h"
 #ifdef MLDSA_HAVE_ENCODERS
@@ -19,6 +19,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 
 #ifndef MLDSA_ACCEL_VERSION
 #define MLDSA_ACCEL_VERSION "0.0.0"
@@ -35,7 +36,7 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, nullptr, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, nullptr, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
-    OSSL_PARAM_uint(OSSL_PROV_PARAM_STATUS, nullptr),  // uint, as core_names.h declares it
+    OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr),  // int, as the default provider declares it
     // Routing (provider/router.h).
     OSSL_PARAM_utf8_ptr(PARAM_CPU_BACKEND, nullptr, 0),
     OSSL_PARAM_utf8_ptr(PARAM_GPU_DEVICES, nullptr, 0),
@@ -43,7 +44,7 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_uint64(PARAM_REQUESTS_QUEUED, nullptr),
     OSSL_PARAM_uint64(PARAM_QUEUE_FULL, nullptr),
     OSSL_PARAM_uint64(PARAM_BATCHES, nullptr),
-    OSSL_PARAM_double(PARAM_MEAN_BATCH, nullptr),
+    OSSL_PARAM_utf8_string(PARAM_MEAN_BATCH, nullptr, 0),
     OSSL_PARAM_uint64(PARAM_FALLBACKS, nullptr),
     OSSL_PARAM_END,
 };
@@ -60,7 +61,7 @@ int prov_get_params(void* provctx, OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != nullptr &&
       !OSSL_PARAM_set_utf8_ptr(p, kBuildInfo))
     return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr && !OSSL_PARAM_set_uint(p, 1)) return 0;
+  if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr && !OSSL_PARAM_set_int(p, 1)) return 0;
   Router* router = provctx ? static_cast<ProvCtx*>(provctx)->router : nullptr;
   if (router != nullptr && !router->get_params(params)) return 0;
   return 1;
@@ -86,7 +87,6 @@ void prov_teardown(void* provctx) {
   if (ctx == nullptr) return;
   // Queued requests complete (on the CPU) before anything they use goes.
   delete ctx->router;
-  errors_detach(ctx->handle);
   OSSL_LIB_CTX_free(ctx->libctx);
   delete ctx;
 }
@@ -121,6 +121,26 @@ CoreFunctions core_functions(const OSSL_DISPATCH* in) {
   }
   return f;
 }
+
+// A configuration file's provider section hands every line of it to the
+// module as a core parameter, "activate" among them; OSSL_PROVIDER_load has none.
+bool loaded_from_config(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) {
+  char* activate = nullptr;
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_utf8_ptr("activate", &activate, 0),
+      OSSL_PARAM_END,
+  };
+  return f.get_params != nullptr && f.get_params(handle, params) && activate != nullptr;
+}
+
+// Refuses the load: the reason, raised through the instance, is made
+// printable after the unload and said on stderr for a configuration file.
+int refuse(ProvCtx* ctx, int reason, const char* detail) {
+  report_refused_load(*ctx, reason, detail);
+  prov_teardown(ctx);
+  return 0;
+}
+#define MLDSA_REFUSE(ctx, reason, detail) (MLDSA_RAISE_DETAIL(ctx, reason, detail), refuse(ctx, reason, detail))
 
 std::string core_version(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) {
   char* version = nullptr;
@@ -159,40 +179,31 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
   ProvCtx* ctx = new (std::nothrow) ProvCtx;
   if (ctx == nullptr) return 0;
   ctx->handle = handle;
+  ctx->errors = error_sink(handle, in);
+  ctx->from_config = loaded_from_config(handle, core);
   // Hashing and randomness go through the application's providers.
   ctx->libctx = OSSL_LIB_CTX_new_child(handle, in);
-  if (ctx->libctx == nullptr) {
-    delete ctx;
-    return 0;
-  }
+  if (ctx->libctx == nullptr) return MLDSA_REFUSE(ctx, R_INTERNAL_ERROR, "no child library context");
   ctx->config = read_config(handle, core.get_params);
   ctx->core_version = core_version(handle, core);
-  errors_attach(handle, in);
   {
     // Routing: a bad setting, or gpu = on without a GPU, refuses the load.
     RouterConfig rc;
     std::string why;
-    std::unique_ptr<Router> router;
-    if (read_router_config(handle, core.get_params, rc, &why)) {
-      bool no_gpu = false;
-      router = Router::create(rc, &why, &no_gpu);
-      if (router == nullptr) MLDSA_RAISE_DETAIL(no_gpu ? R_GPU_UNAVAILABLE : R_BAD_CONFIG, why.c_str());
-    } else {
-      MLDSA_RAISE_DETAIL(R_BAD_CONFIG, why.c_str());
-    }
+    if (!read_router_config(handle, core.get_params, rc, &why)) return MLDSA_REFUSE(ctx, R_BAD_CONFIG, why.c_str());
+    bool no_gpu = false;
+    std::unique_ptr<Router> router = Router::create(rc, &why, &no_gpu);
     if (router == nullptr) {
-      prov_teardown(ctx);
-      return 0;
+      // "gpu = on, but none: no CUDA device": the reason says the first half.
+      constexpr std::string_view kGpuOn = "gpu = on, but ";
+      if (no_gpu && why.starts_with(kGpuOn)) why.erase(0, kGpuOn.size());
+      return MLDSA_REFUSE(ctx, no_gpu ? R_GPU_UNAVAILABLE : R_BAD_CONFIG, why.c_str());
     }
     ctx->router = router.release();
   }
-  if (!register_objects(handle, core)) {
-    // Without them certificates signed with ML-DSA would not verify: refuse
-    // to load rather than half work.
-    MLDSA_RAISE(R_INTERNAL_ERROR);
-    prov_teardown(ctx);
-    return 0;
-  }
+  // Without these certificates signed with ML-DSA would not verify: refuse
+  // to load rather than half work.
+  if (!register_objects(handle, core)) return MLDSA_REFUSE(ctx, R_INTERNAL_ERROR, "cannot register the ML-DSA OIDs");
   *out = kProviderFunctions;
   *provctx = ctx;
   return 1;

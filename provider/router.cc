@@ -322,8 +322,14 @@ bool Router::get_params(OSSL_PARAM params[]) {
   for (const auto& [name, value] : numbers) {
     if ((p = OSSL_PARAM_locate(params, name)) != nullptr && !OSSL_PARAM_set_uint64(p, value)) return false;
   }
-  if ((p = OSSL_PARAM_locate(params, PARAM_MEAN_BATCH)) != nullptr && !OSSL_PARAM_set_double(p, c.mean_batch))
-    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_MEAN_BATCH)) != nullptr) {
+    // Declared as text ("12.50"), which `openssl list -providers -verbose`
+    // can print; a caller asking for a double gets one.
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", c.mean_batch);
+    if (p->data_type == OSSL_PARAM_REAL ? !OSSL_PARAM_set_double(p, c.mean_batch) : !OSSL_PARAM_set_utf8_string(p, text))
+      return false;
+  }
   return true;
 }
 

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "provider/batch_queue.h"
-#include "provider/provctx.h"
+#include "provctx/provctx.h"
 
 #include <openssl/core_dispatch.h>
 
@@ -70,7 +70,7 @@ inline constexpr const char* PARAM_REQUESTS_CPU = "requests-cpu";        // uint
 inline constexpr const char* PARAM_REQUESTS_QUEUED = "requests-queued";  // uint64: completed through the batch queue
 inline constexpr const char* PARAM_QUEUE_FULL = "requests-queue-full";   // uint64: refused by the queue, ran on the CPU
 inline constexpr const char* PARAM_BATCHES = "batches";                  // uint64: handed to the executor
-inline constexpr const char* PARAM_MEAN_BATCH = "mean-batch-size";       // double
+inline constexpr const char* PARAM_MEAN_BATCH = "mean-batch-size";       // utf8 "12.50" (or a double, if asked for one)
 inline constexpr const char* PARAM_FALLBACKS = "fallbacks";              // uint64: items recomputed after executor errors
 
 struct RouterCounters {

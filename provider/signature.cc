@@ -8,8 +8,8 @@
 #include "provider/signature.h"
 
 #include "keymgmt/key.h"
-#include "provider/errors.h"
-#include "provider/provctx.h"
+#include "provctx/errors.h"
+#include "provctx/provctx.h"
 #include "provider/router.h"
 
 #include <openssl/core_dispatch.h>
@@ -152,7 +152,7 @@ SigCtx* ctx_of(void* vctx) { return static_cast<SigCtx*>(vctx); }
 
 bool require_key(const SigCtx* c) {
   if (c == nullptr || c->key == nullptr || c->op == Op::none) {
-    MLDSA_RAISE(R_OPERATION_NOT_INITIALIZED);
+    MLDSA_RAISE(c != nullptr ? c->provctx : nullptr, R_OPERATION_NOT_INITIALIZED);
     return false;
   }
   return true;
@@ -181,12 +181,12 @@ bool begin_stream(SigCtx* c) {
     c->mu_len = 0;
   } else if (c->alg->prehash) {
     if (c->md == nullptr && (c->md = EVP_MD_CTX_new()) == nullptr) {
-      MLDSA_RAISE(R_INTERNAL_ERROR);
+      MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
     }
     if (c->sha512 == nullptr) c->sha512 = fetch_sha512(c);
     if (c->sha512 == nullptr || EVP_DigestInit_ex2(c->md, c->sha512, nullptr) != 1) {
-      MLDSA_RAISE(R_UNSUPPORTED_DIGEST);
+      MLDSA_RAISE(c->provctx, R_UNSUPPORTED_DIGEST);
       return false;
     }
   } else if (c->encoding == 0) {
@@ -194,7 +194,7 @@ bool begin_stream(SigCtx* c) {
   } else {
     mldsa::Status st = c->mu.init_pure(tr, {c->context, c->context_len});
     if (st != mldsa::Status::ok) {
-      MLDSA_RAISE_STATUS(st);
+      MLDSA_RAISE_STATUS(c->provctx, st);
       return false;
     }
   }
@@ -207,14 +207,14 @@ bool absorb(SigCtx* c, const uint8_t* data, size_t len) {
   if (len == 0) return true;
   if (c->mu_input) {
     if (len > sizeof c->mu_buf - c->mu_len) {
-      MLDSA_RAISE(R_BAD_MU_LENGTH);
+      MLDSA_RAISE(c->provctx, R_BAD_MU_LENGTH);
       return false;
     }
     std::memcpy(c->mu_buf + c->mu_len, data, len);
     c->mu_len += len;
   } else if (c->alg->prehash) {
     if (EVP_DigestUpdate(c->md, data, len) != 1) {
-      MLDSA_RAISE(R_INTERNAL_ERROR);
+      MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
     }
   } else {
@@ -229,7 +229,7 @@ bool prehash_mu(SigCtx* c, std::span<const uint8_t> digest, uint8_t mu[mldsa::MU
   mldsa::Status st = b.init_prehash(c->key->public_key()->tr(), {c->context, c->context_len},
                                     mldsa::HashAlg::SHA2_512, digest);
   if (st != mldsa::Status::ok) {
-    MLDSA_RAISE_STATUS(st);
+    MLDSA_RAISE_STATUS(c->provctx, st);
     return false;
   }
   b.final(mu);
@@ -242,7 +242,7 @@ bool finish_mu(SigCtx* c, uint8_t mu[mldsa::MU_BYTES]) {
   c->started = false;
   if (c->mu_input) {
     if (c->mu_len != mldsa::MU_BYTES) {
-      MLDSA_RAISE(R_BAD_MU_LENGTH);
+      MLDSA_RAISE(c->provctx, R_BAD_MU_LENGTH);
       return false;
     }
     std::memcpy(mu, c->mu_buf, mldsa::MU_BYTES);
@@ -252,7 +252,7 @@ bool finish_mu(SigCtx* c, uint8_t mu[mldsa::MU_BYTES]) {
     uint8_t digest[kSha512Bytes];
     unsigned int n = 0;
     if (EVP_DigestFinal_ex(c->md, digest, &n) != 1 || n != sizeof digest) {
-      MLDSA_RAISE(R_INTERNAL_ERROR);
+      MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
     }
     return prehash_mu(c, digest, mu);
@@ -286,7 +286,7 @@ int sign_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], uint8_t* sig, siz
   mldsa::Status st = routed_sign(c->provctx, *c->key->priv, mu, r, sig);
   OPENSSL_cleanse(rnd, sizeof rnd);
   if (st != mldsa::Status::ok) {
-    MLDSA_RAISE_STATUS(st);
+    MLDSA_RAISE_STATUS(c->provctx, st);
     return 0;
   }
   *siglen = c->key->params->sig_bytes;
@@ -299,7 +299,7 @@ bool sign_output_ok(SigCtx* c, uint8_t* sig, size_t* siglen, size_t sigsize, boo
   done = false;
   if (!require_key(c)) return false;
   if (c->op != Op::sign) {
-    MLDSA_RAISE(R_OPERATION_NOT_INITIALIZED);
+    MLDSA_RAISE(c->provctx, R_OPERATION_NOT_INITIALIZED);
     return false;
   }
   const size_t need = c->key->params->sig_bytes;
@@ -309,7 +309,7 @@ bool sign_output_ok(SigCtx* c, uint8_t* sig, size_t* siglen, size_t sigsize, boo
     return true;
   }
   if (sigsize < need) {
-    MLDSA_RAISE(R_BUFFER_TOO_SMALL);
+    MLDSA_RAISE(c->provctx, R_BUFFER_TOO_SMALL);
     return false;
   }
   return true;
@@ -317,12 +317,12 @@ bool sign_output_ok(SigCtx* c, uint8_t* sig, size_t* siglen, size_t sigsize, boo
 
 int verify_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* sig, size_t siglen) {
   if (sig == nullptr || siglen != c->key->params->sig_bytes) {
-    MLDSA_RAISE(R_BAD_SIGNATURE_LENGTH);
+    MLDSA_RAISE(c->provctx, R_BAD_SIGNATURE_LENGTH);
     return 0;
   }
   mldsa::Status st = routed_verify(c->provctx, *c->key->public_key(), mu, {sig, siglen});
   if (st != mldsa::Status::ok) {
-    MLDSA_RAISE_STATUS(st);
+    MLDSA_RAISE_STATUS(c->provctx, st);
     return 0;
   }
   return 1;
@@ -331,7 +331,7 @@ int verify_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* 
 bool verify_ready(SigCtx* c) {
   if (!require_key(c)) return false;
   if (c->op != Op::verify) {
-    MLDSA_RAISE(R_OPERATION_NOT_INITIALIZED);
+    MLDSA_RAISE(c->provctx, R_OPERATION_NOT_INITIALIZED);
     return false;
   }
   return true;
@@ -358,14 +358,30 @@ const OSSL_PARAM kGettable[] = {
 const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kSettable; }
 const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kGettable; }
 
-bool octet_param(const OSSL_PARAM* p, std::span<const uint8_t>& out) {
+// Typed readers of one parameter: a parameter of another type raises
+// R_BAD_PARAM_TYPE with its name (OpenSSL's getters only return 0).
+bool octet_param(const SigCtx* c, const OSSL_PARAM* p, std::span<const uint8_t>& out) {
   const void* data = nullptr;
   size_t len = 0;
-  if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) return false;
+  if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) {
+    MLDSA_RAISE_DETAIL(c->provctx, R_BAD_PARAM_TYPE, (std::string(p->key) + ": expected an octet string").c_str());
+    return false;
+  }
   out = {static_cast<const uint8_t*>(data), len};
   return true;
 }
 
+bool int_param(const SigCtx* c, const OSSL_PARAM* p, int& out) {
+  if (!OSSL_PARAM_get_int(p, &out)) {
+    MLDSA_RAISE_DETAIL(c->provctx, R_BAD_PARAM_TYPE, (std::string(p->key) + ": expected an integer").c_str());
+    return false;
+  }
+  return true;
+}
+
+// A context string is part of M' only for pure ML-DSA and HashML-DSA with
+// message-encoding 1: with message-encoding 0 (the input is M' itself) or
+// mu 1 (the input is mu) it is accepted and not used, as OpenSSL 3.5 does.
 int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   SigCtx* c = ctx_of(vctx);
   if (c == nullptr) return 0;
@@ -376,14 +392,14 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
                               OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MU) ||
                               OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING);
   if (shapes_message && c->started) {
-    MLDSA_RAISE(R_PARAM_AFTER_UPDATE);
+    MLDSA_RAISE(c->provctx, R_PARAM_AFTER_UPDATE);
     return 0;
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_CONTEXT_STRING)) != nullptr) {
     std::span<const uint8_t> v;
-    if (!octet_param(p, v)) return 0;
+    if (!octet_param(c, p, v)) return 0;
     if (v.size() > mldsa::MAX_CONTEXT_BYTES) {
-      MLDSA_RAISE(R_CONTEXT_TOO_LONG);
+      MLDSA_RAISE(c->provctx, R_CONTEXT_TOO_LONG);
       return 0;
     }
     if (!v.empty()) std::memcpy(c->context, v.data(), v.size());
@@ -391,14 +407,14 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DETERMINISTIC)) != nullptr) {
     int v = 0;
-    if (!OSSL_PARAM_get_int(p, &v)) return 0;
+    if (!int_param(c, p, v)) return 0;
     c->deterministic = v != 0;
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_TEST_ENTROPY)) != nullptr) {
     std::span<const uint8_t> v;
-    if (!octet_param(p, v)) return 0;
+    if (!octet_param(c, p, v)) return 0;
     if (v.size() != mldsa::RND_BYTES) {
-      MLDSA_RAISE(R_BAD_ENTROPY_LENGTH);
+      MLDSA_RAISE(c->provctx, R_BAD_ENTROPY_LENGTH);
       return 0;
     }
     std::memcpy(c->entropy, v.data(), v.size());
@@ -406,21 +422,21 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MU)) != nullptr) {
     int v = 0;
-    if (!OSSL_PARAM_get_int(p, &v)) return 0;
+    if (!int_param(c, p, v)) return 0;
     c->mu_input = v != 0;
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING)) != nullptr) {
     int v = 0;
-    if (!OSSL_PARAM_get_int(p, &v)) return 0;
+    if (!int_param(c, p, v)) return 0;
     if (v != 0 && v != 1) {
-      MLDSA_RAISE(R_BAD_MESSAGE_ENCODING);
+      MLDSA_RAISE(c->provctx, R_BAD_MESSAGE_ENCODING);
       return 0;
     }
     c->encoding = v;
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_SIGNATURE)) != nullptr) {
     std::span<const uint8_t> v;
-    if (!octet_param(p, v)) return 0;
+    if (!octet_param(c, p, v)) return 0;
     c->signature.assign(v.begin(), v.end());
   }
   return 1;
@@ -491,13 +507,13 @@ int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op, bool digest
   if (provkey != nullptr) {
     const Key* k = static_cast<const Key*>(provkey);
     if (k->params == nullptr || k->params->id != c->alg->set) {
-      MLDSA_RAISE(R_WRONG_KEY_TYPE);
+      MLDSA_RAISE(c->provctx, R_WRONG_KEY_TYPE);
       return 0;
     }
     c->key = k;
   }
   if (c->key == nullptr || (op == Op::sign ? !c->key->has_private() : !c->key->has_public())) {
-    MLDSA_RAISE(R_MISSING_KEY);
+    MLDSA_RAISE(c->provctx, R_MISSING_KEY);
     return 0;
   }
   c->op = op;
@@ -519,7 +535,7 @@ bool digest_name_ok(SigCtx* c, const char* mdname) {
     ERR_pop_to_mark();
     if (sha512) return true;
   }
-  MLDSA_RAISE(R_UNSUPPORTED_DIGEST);
+  MLDSA_RAISE(c->provctx, R_UNSUPPORTED_DIGEST);
   return false;
 }
 

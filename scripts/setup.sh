@@ -11,10 +11,12 @@ set -euo pipefail
 # ctest suites. libbenchmark-dev: bench/. valgrind: the constant-time test.
 # python3: vector and benchmark helpers. ca-certificates, debian-archive-keyring:
 # apt downloads of the OpenSSL 3.5 packages (scripts/fetch-openssl35.sh).
+# clang-14, libclang-rt-14-dev: the libFuzzer and MemorySanitizer stages.
 packages=(
   build-essential cmake pkg-config libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev valgrind python3
   ca-certificates debian-archive-keyring
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -14,6 +14,10 @@
 #                    curl, Python (ctest -L servers; needs root, else skipped)
 #   6. build-ossl40/ the module built against OpenSSL 4.0's headers (Debian
 #                    experimental, scripts/fetch-openssl.sh 4.0), ctest -L openssl40
+#   7. build-fuzz/   clang-14 libFuzzer + ASan + UBSan (-DMLDSA_ACCEL_FUZZ=ON): each target in
+#                    tests/fuzz for MLDSA_ACCEL_FUZZ_SECONDS (30) from its corpus, ctest -L fuzz
+#   8. build-msan/   clang-14 MemorySanitizer constant-time check of the core on every
+#                    backend (-DMLDSA_ACCEL_MSAN=ON), ctest -L ct
 # Where /usr/local/cuda/bin/nvcc exists, the release build compiles the CUDA
 # engine (kernels/) for sm_90 too (-DMLDSA_ACCEL_CUDA=ON: a broken CUDA setup
 # fails rather than being skipped); the GPU tests skip themselves without a GPU.
@@ -22,13 +26,13 @@
 # scripts/fetch-openssl.sh 3.6 / 4.0 (a failed fetch of those two is reported
 # as skipped: Debian's sid and experimental move). MLDSA_ACCEL_SKIP_OPENSSL35=1
 # skips every fetch (the tests that need them then report themselves skipped).
-# Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,tsan,servers,openssl40.
+# Options: --only STAGE[,STAGE...] with STAGE in release,asan,ct,tsan,servers,openssl40,fuzz,msan.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_root=${MLDSA_ACCEL_BUILD_ROOT:-$repo}
 jobs=${MLDSA_ACCEL_JOBS:-$(nproc)}
-only="release,asan,ct,tsan,servers,openssl40"
+only="release,asan,ct,tsan,servers,openssl40,fuzz,msan"
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only="$2"; shift 2 ;;
@@ -43,7 +47,7 @@ wanted() { [[ ",$only," == *",$1,"* ]]; }
 summary=()
 failed=0
 # Reports of an earlier run must not count in this run's summary.
-rm -f "$build_root"/build{,-asan,-ct,-tsan,-ossl40}/ctest-junit*.xml
+rm -f "$build_root"/build{,-asan,-ct,-tsan,-ossl40,-fuzz,-msan}/ctest-junit*.xml
 t_all=$SECONDS
 # run_stage NAME COMMAND...: runs one stage, records PASS/FAIL and its time.
 run_stage() {
@@ -116,7 +120,7 @@ tsan_stage() {
   local dir="$build_root/build-tsan" targets=()
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DMLDSA_ACCEL_TSAN=ON -DMLDSA_ACCEL_BENCH=OFF -DMLDSA_ACCEL_CUDA=OFF || return 1
-  for t in router_tests router_provider_tests engine_sim_test sim_test mldsa-accel-bench; do
+  for t in router_tests router_provider_tests router_unload_tests engine_sim_test sim_test mldsa-accel-bench; do
     if has_target "$dir" "$t"; then targets+=("$t"); fi
   done
   if [ ${#targets[@]} -eq 0 ]; then
@@ -196,6 +200,23 @@ ct_stage() {
   run_ctest "$dir" -L ct --no-tests=error
 }
 
+# The clang-14 stages: libFuzzer (with ASan + UBSan) and MemorySanitizer.
+clang_opts=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+            -DMLDSA_ACCEL_BENCH=OFF -DMLDSA_ACCEL_CUDA=OFF)
+fuzz_stage() {
+  local dir="$build_root/build-fuzz"
+  cmake -S "$repo" -B "$dir" "${clang_opts[@]}" -DMLDSA_ACCEL_FUZZ=ON \
+    -DMLDSA_ACCEL_FUZZ_SECONDS="${MLDSA_ACCEL_FUZZ_SECONDS:-30}" || return 1
+  cmake --build "$dir" -j"$jobs" --target fuzz_decoder fuzz_verify fuzz_core || return 1
+  run_ctest "$dir" -L fuzz --no-tests=error
+}
+msan_stage() {
+  local dir="$build_root/build-msan"
+  cmake -S "$repo" -B "$dir" "${clang_opts[@]}" -DMLDSA_ACCEL_MSAN=ON || return 1
+  cmake --build "$dir" -j"$jobs" --target ct_check || return 1
+  run_ctest "$dir" -L ct --no-tests=error
+}
+
 if wanted release; then
   if [ ${#cuda_opts[@]} -gt 0 ]; then
     run_stage "release build (with CUDA for sm_90) + ctest" release_stage
@@ -209,6 +230,14 @@ wanted ct && run_stage "valgrind constant-time check" ct_stage
 wanted tsan && run_stage "ThreadSanitizer router check" tsan_stage
 wanted servers && run_stage "servers: nginx, HAProxy, curl, Python on Debian 13 and 12 roots" servers_stage
 wanted openssl40 && run_stage "OpenSSL 4.0 build + checks" openssl40_stage
+if wanted fuzz || wanted msan; then
+  if command -v clang++-14 >/dev/null 2>&1; then
+    wanted fuzz && run_stage "libFuzzer (ASan + UBSan) runs" fuzz_stage
+    wanted msan && run_stage "MemorySanitizer constant-time check" msan_stage
+  else
+    summary+=("SKIP  fuzz and MemorySanitizer stages (skipped: no clang++-14)")
+  fi
+fi
 
 echo
 echo "=================== summary ($((SECONDS - t_all)) s)"
@@ -219,7 +248,7 @@ import glob, os, sys
 import xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 paths = []
-for d in ("build", "build-asan", "build-ct", "build-tsan", "build-ossl40"):
+for d in ("build", "build-asan", "build-ct", "build-tsan", "build-ossl40", "build-fuzz", "build-msan"):
     paths += sorted(glob.glob(os.path.join(sys.argv[1], d, "ctest-junit*.xml")))
 for path in paths:
     for case in ET.parse(path).getroot().iter("testcase"):

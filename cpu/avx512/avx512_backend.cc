@@ -8,6 +8,9 @@
 // GCC 12's AVX-512 intrinsics use _mm512_undefined_*() internally, which it
 // then reports as -Wuninitialized at every call (a false positive).
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wunknown-warning-option"  // the MSan / fuzz builds
+#endif
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
@@ -26,9 +29,11 @@
 namespace mldsa {
 namespace {
 
+#ifndef MLDSA_CT_MSAN
 // vpternlogq truth tables over (a, b, c) = (0xF0, 0xCC, 0xAA).
 constexpr int kXor3 = 0x96;     // a ^ b ^ c
 constexpr int kChi = 0xD2;      // a ^ (~b & c)
+#endif
 
 struct Ymm4Ops {
   using V = __m256i;
@@ -38,10 +43,15 @@ struct Ymm4Ops {
   static void store(uint64_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
   static V splat(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
   static V xor2(V a, V b) { return _mm256_xor_si256(a, b); }
+#ifndef MLDSA_CT_MSAN
   static V xor5(V a, V b, V c, V d, V e) {
     return _mm256_ternarylogic_epi64(_mm256_ternarylogic_epi64(a, b, c, kXor3), d, e, kXor3);
   }
   static V chi(V a, V b, V c) { return _mm256_ternarylogic_epi64(a, b, c, kChi); }
+#else  // clang-14 MSan reports every vpternlogq: the same functions in plain xor / andnot
+  static V xor5(V a, V b, V c, V d, V e) { return xor2(xor2(xor2(xor2(a, b), c), d), e); }
+  static V chi(V a, V b, V c) { return xor2(a, _mm256_andnot_si256(b, c)); }
+#endif
   template <unsigned R>
   static V rol(V v) {
     if constexpr (R == 0)
@@ -59,10 +69,15 @@ struct Zmm8Ops {
   static void store(uint64_t* p, V v) { _mm512_store_si512(p, v); }
   static V splat(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
   static V xor2(V a, V b) { return _mm512_xor_si512(a, b); }
+#ifndef MLDSA_CT_MSAN
   static V xor5(V a, V b, V c, V d, V e) {
     return _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(a, b, c, kXor3), d, e, kXor3);
   }
   static V chi(V a, V b, V c) { return _mm512_ternarylogic_epi64(a, b, c, kChi); }
+#else  // clang-14 MSan reports every vpternlogq: the same functions in plain xor / andnot
+  static V xor5(V a, V b, V c, V d, V e) { return xor2(xor2(xor2(xor2(a, b), c), d), e); }
+  static V chi(V a, V b, V c) { return xor2(a, _mm512_andnot_si512(b, c)); }
+#endif
   template <unsigned R>
   static V rol(V v) {
     if constexpr (R == 0)

@@ -19,6 +19,21 @@
 namespace {
 namespace sampling16 {
 
+// The lanes of v selected by keep, packed to the front (vpcompressd); the
+// rest zero. keep is public.
+[[gnu::always_inline]] inline __m512i compress(__mmask16 keep, __m512i v) {
+#ifndef MLDSA_CT_MSAN
+  return _mm512_maskz_compress_epi32(keep, v);
+#else  // clang-14 MSan reports vpcompressd itself: the same in scalar code
+  alignas(64) int32_t in[16], out[16] = {};
+  _mm512_store_si512(in, v);
+  unsigned n = 0;
+  for (unsigned i = 0; i < 16; ++i)
+    if ((keep >> i) & 1) out[n++] = in[i];
+  return _mm512_load_si512(out);
+#endif
+}
+
 // Appends the lanes of v selected by keep, as many as fit below N. The
 // compress runs in a register: vpcompressd to memory is microcoded on some
 // cores. Timing depends on ctr and keep only, both public.
@@ -26,7 +41,7 @@ namespace sampling16 {
   const unsigned kept = static_cast<unsigned>(__builtin_popcount(keep));
   const unsigned room = mldsa::N - ctr;
   const unsigned take = kept < room ? kept : room;
-  _mm512_mask_storeu_epi32(a + ctr, static_cast<__mmask16>((1u << take) - 1), _mm512_maskz_compress_epi32(keep, v));
+  _mm512_mask_storeu_epi32(a + ctr, static_cast<__mmask16>((1u << take) - 1), compress(keep, v));
   return ctr + take;
 }
 
@@ -51,7 +66,7 @@ inline unsigned rej_ntt(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len
   for (; ctr + 16 <= mldsa::N && pos + 64 <= len; pos += 48) {
     const __m512i v = candidates48(_mm512_loadu_si512(buf + pos));
     const __mmask16 keep = _mm512_cmplt_epu32_mask(v, q);
-    _mm512_storeu_si512(a + ctr, _mm512_maskz_compress_epi32(keep, v));
+    _mm512_storeu_si512(a + ctr, compress(keep, v));
     ctr += static_cast<unsigned>(__builtin_popcount(keep));
   }
   // The end of the polynomial or of the buffer: fewer lanes or fewer bytes.
@@ -89,7 +104,7 @@ inline unsigned rej_bounded_eta(int32_t* a, unsigned ctr, const uint8_t* buf, si
     __m512i v;
     const __m512i b = candidates(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(buf + pos)), &v);
     const __mmask16 keep = mldsa::declassify(_mm512_cmplt_epu32_mask(b, limit));
-    _mm512_storeu_si512(a + ctr, _mm512_maskz_compress_epi32(keep, v));
+    _mm512_storeu_si512(a + ctr, compress(keep, v));
     ctr += static_cast<unsigned>(__builtin_popcount(keep));
   }
   for (; ctr < mldsa::N && pos < len; pos += 8) {

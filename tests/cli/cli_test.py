@@ -68,6 +68,16 @@ def pkcs8(name, payload):
     return tlv(0x30, tlv(0x02, b"\x00") + tlv(0x30, mldsa_oid(name)) + tlv(0x04, payload))
 
 
+def pkcs8_v2(name, payload, pk, version=1, attributes=b""):
+    """RFC 5958 OneAsymmetricKey: [0] attributes (raw SET content) and [1] publicKey."""
+    body = tlv(0x02, bytes([version])) + tlv(0x30, mldsa_oid(name)) + tlv(0x04, payload)
+    if attributes:
+        body += tlv(0xA0, attributes)
+    if pk is not None:
+        body += tlv(0x81, b"\x00" + pk)
+    return tlv(0x30, body)
+
+
 def spki(name, pk):
     return tlv(0x30, tlv(0x30, mldsa_oid(name)) + tlv(0x03, b"\x00" + pk))
 
@@ -136,23 +146,24 @@ class OpenSSL:
         order = ["default", "mldsa-accel"] if default_first else ["mldsa-accel", "default"]
         return ["-provider-path", self.provider_dir, "-provider", order[0], "-provider", order[1]]
 
-    def conf(self, name, **settings):
-        """Writes an openssl.cnf loading the module with ml-dsa.* settings."""
+    def conf(self, name, raw=(), **settings):
+        """Writes an openssl.cnf loading the module with ml-dsa.* settings (and raw lines)."""
         path = os.path.join(self.dir, name)
         lines = ["openssl_conf = init", "[init]", "providers = provs", "[provs]",
                  "mldsa-accel = mldsa_sect", "default = default_sect",
                  "[default_sect]", "activate = 1", "[mldsa_sect]", "activate = 1",
                  "module = " + os.path.join(self.provider_dir, "mldsa-accel.so")]
-        lines += ["ml-dsa.%s = %s" % (k, v) for k, v in settings.items()]
+        lines += ["ml-dsa.%s = %s" % (k, v) for k, v in settings.items()] + list(raw)
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
         return path
 
-    def run(self, cmd, *args, ok=True, conf=None, stdin=None, default_first=False):
+    def run(self, cmd, *args, ok=True, conf=None, stdin=None, default_first=False, env_extra=None):
         """Runs `openssl cmd args`; with conf the providers come from that file."""
         argv = [self.binary, cmd] + ([] if conf else self.provider_args(default_first)) + list(args)
         env = dict(os.environ)
         env.pop("OPENSSL_CONF", None)
+        env.update(env_extra or {})
         if conf:
             env["OPENSSL_CONF"] = conf
         p = subprocess.run(argv, cwd=self.dir, env=env, input=stdin, capture_output=True, timeout=120)
@@ -455,10 +466,76 @@ def malformed_key_files(o, v):
     o.run("pkey", "-in", "trunc.pem", "-noout", ok=False)
 
 
+def pkcs8_v2_public_key(o, v):
+    """PKCS#8 v2 (OneAsymmetricKey with publicKey [1], as BouncyCastle writes
+    seedless keys) loads on this OpenSSL, its public key checked; written with
+    pkcs8_public_key = yes, and v1 by default."""
+    name = "ML-DSA-44"
+    seed, pk, sk = v[name]
+    bad_pk = pk[:5] + bytes([pk[5] ^ 1]) + pk[6:]
+    # A CMS-style attribute: SEQUENCE { OID 1.2.840.113549.1.9.20 (friendlyName), SET { BMPString "k" } }
+    attr = tlv(0x30, tlv(0x06, bytes.fromhex("2a864886f70d010914")) + tlv(0x31, tlv(0x1E, b"\x00k")))
+    good = [
+        ("v2-priv.der", pkcs8_v2(name, layout("priv-only", seed, sk, pk), pk)),
+        ("v2-seed.der", pkcs8_v2(name, layout("seed-only", seed, sk, pk), pk)),
+        ("v2-attrs.der", pkcs8_v2(name, layout("seed-priv", seed, sk, pk), pk, attributes=attr)),
+        ("v2-nopub.der", pkcs8_v2(name, layout("priv-only", seed, sk, pk), None)),
+        ("v2-oqs.der", pkcs8_v2(name, layout("oqskeypair", seed, sk, pk), pk)),
+    ]
+    o.write("pub.der", spki(name, pk))
+    for fname, data in good:
+        o.write(fname, data)
+        out = o.run("pkey", "-inform", "DER", "-in", fname, "-pubout", "-outform", "DER").stdout
+        check(out == spki(name, pk), "%s: wrong public key" % fname)
+    bad = [
+        ("v2-wrong-pub.der", pkcs8_v2(name, layout("priv-only", seed, sk, pk), bad_pk)),
+        ("v2-oqs-differs.der", pkcs8_v2(name, layout("oqskeypair", seed, sk, pk), bad_pk)),
+        ("v2-short-pub.der", pkcs8_v2(name, layout("seed-only", seed, sk, pk), pk[:-1])),
+        ("v1-with-pub.der", pkcs8_v2(name, layout("priv-only", seed, sk, pk), pk, version=0)),
+        ("v3.der", pkcs8_v2(name, layout("priv-only", seed, sk, pk), pk, version=2)),
+    ]
+    # `pkey` loads through OSSL_STORE, which drops the decoders' reasons, and
+    # 3.0's `pkcs8` parses with libcrypto's PKCS8_PRIV_KEY_INFO, which knows
+    # no v2: the reasons are checked through OSSL_DECODER (cli_codec_evp_test).
+    for fname, data in bad:
+        o.write(fname, data)
+        p = o.run("pkey", "-inform", "DER", "-in", fname, "-noout", ok=False)
+        check(p.returncode == 1, "%s: exit status %d" % (fname, p.returncode))
+    # Written: v1 by default, v2 with the public key when asked for.
+    o.write("k.der", pkcs8(name, layout("seed-priv", seed, sk, pk)))
+    d = der_children(o.run("pkey", "-inform", "DER", "-in", "k.der", "-outform", "DER").stdout)
+    check(d[0] == (0x02, b"\x00") and len(d) == 3, "default output is not v1")
+    conf = o.conf("v2.cnf", raw=["pkcs8_public_key = yes"])
+    d = der_children(o.run("pkey", "-inform", "DER", "-in", "k.der", "-outform", "DER", conf=conf).stdout)
+    check(d[0] == (0x02, b"\x01") and d[3] == (0x81, b"\x00" + pk), "pkcs8_public_key = yes: not v2 with [1]")
+    # ... and read back.
+    o.run("pkey", "-inform", "DER", "-in", "k.der", "-outform", "DER", "-out", "k2.der", conf=conf)
+    check(o.run("pkey", "-inform", "DER", "-in", "k2.der", "-pubout", "-outform", "DER").stdout == spki(name, pk),
+          "v2 output does not read back")
+
+
+def refused_load_is_loud(o, v):
+    """A refused load says why: by name with -provider, on stderr from a config."""
+    p = o.run("list", "-providers", ok=False, env_extra={"MLDSA_ACCEL_GPU_MAX_BATCH": "0"})
+    expect_stderr(p, "mldsa-accel:OSSL_provider_init:bad mldsa-accel routing setting:")
+    expect_stderr(p, "gpu_max_batch: '0' is not a whole number")
+    # OpenSSL drops a provider its config fails to activate without a word
+    # (exit 0): the provider says it on stderr itself.
+    conf = o.conf("bad.cnf", raw=["gpu_max_batch = lots"])
+    p = o.run("list", "-providers", conf=conf)
+    check(b"mldsa-accel" not in p.stdout, "the provider is listed although it refused")
+    expect_stderr(p, "mldsa-accel: bad mldsa-accel routing setting: gpu_max_batch: 'lots'")
+    expect_stderr(p, "(provider not loaded)")
+    # A good config says nothing.
+    p = o.run("list", "-providers", conf=o.conf("good.cnf"))
+    check(b"mldsa-accel" in p.stdout and p.stderr == b"", "good config: %r" % p.stderr)
+
+
 CASES = {f.__name__: f for f in [
     genpkey_random_text, genpkey_hexseed_known_answer, pubout_pem_and_der, private_der_round_trip,
     encrypted_pem_round_trip, pkeyutl_context_and_deterministic, pkeyutl_context_too_long, req_x509_self_signed,
     x509_issue_leaf_and_verify, dgst_sign_verify, pkcs8_output_formats, pkcs8_input_formats, malformed_key_files,
+    refused_load_is_loud, pkcs8_v2_public_key,
 ]}
 
 

@@ -2,7 +2,7 @@
 // (OSSL_ENCODER / OSSL_DECODER), in a library context that loads the built
 // module. Expected bytes are built here with a generic DER writer from the
 // ACVP keyGen vectors, independently of encoders/pkcs8_formats.cc.
-#include "provider/errors.h"
+#include "provctx/errors.h"
 #include "tests/core/acvp_vectors.h"
 
 #include <gtest/gtest.h>
@@ -50,6 +50,10 @@ Bytes tlv(uint8_t tag, const Bytes& body) { return cat({{tag}, der_len(body.size
 Bytes mldsa_oid(int i) { return tlv(0x06, {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, static_cast<uint8_t>(0x11 + i)}); }
 Bytes pkcs8(const Bytes& oid, const Bytes& payload, const Bytes& alg_params = {}) {
   return tlv(0x30, cat({tlv(0x02, {0x00}), tlv(0x30, cat({oid, alg_params})), tlv(0x04, payload)}));
+}
+// RFC 5958 OneAsymmetricKey v2: publicKey [1] IMPLICIT BIT STRING after the key.
+Bytes pkcs8_v2(const Bytes& oid, const Bytes& payload, const Bytes& pk, uint8_t version = 1, uint8_t unused_bits = 0) {
+  return tlv(0x30, cat({tlv(0x02, {version}), tlv(0x30, oid), tlv(0x04, payload), tlv(0x81, cat({{unused_bits}, pk}))}));
 }
 Bytes spki(const Bytes& oid, const Bytes& pk, uint8_t unused_bits = 0) {
   return tlv(0x30, cat({tlv(0x30, oid), tlv(0x03, cat({{unused_bits}, pk}))}));
@@ -427,12 +431,42 @@ std::vector<BadCase> bad_private_keys() {
   cases.push_back({"other parameter set", pkcs8(mldsa_oid(0), layout("priv-only", k.seed, k.sk, k.pk)),
                    mldsa::prov::R_BAD_ENCODING, true});
   cases.push_back({"wrong seed tag", pkcs8(oid, tlv(0x81, k.seed)), mldsa::prov::R_BAD_ENCODING});
+  // PKCS#8 v2: the publicKey [1] is checked against the private key.
+  cases.push_back({"v2 pk mismatch", pkcs8_v2(oid, layout("priv-only", k.seed, k.sk, k.pk), bad_pk),
+                   mldsa::prov::R_PUB_PRIV_MISMATCH});
+  cases.push_back({"v2 pk mismatch, seed", pkcs8_v2(oid, layout("seed-only", k.seed, k.sk, k.pk), bad_pk),
+                   mldsa::prov::R_PUB_PRIV_MISMATCH});
+  cases.push_back({"v2 pk differs from oqskeypair's", pkcs8_v2(oid, layout("oqskeypair", k.seed, k.sk, k.pk), bad_pk),
+                   mldsa::prov::R_PUB_PRIV_MISMATCH});
+  cases.push_back({"v2 pk short", pkcs8_v2(oid, layout("priv-only", k.seed, k.sk, k.pk), Bytes(k.pk.begin(), k.pk.end() - 1)),
+                   mldsa::prov::R_BAD_PUBLIC_KEY_LENGTH});
+  cases.push_back({"v2 pk unused bits", pkcs8_v2(oid, layout("priv-only", k.seed, k.sk, k.pk), k.pk, 1, 3),
+                   mldsa::prov::R_BAD_ENCODING});
+  cases.push_back({"v1 with a publicKey", pkcs8_v2(oid, layout("priv-only", k.seed, k.sk, k.pk), k.pk, 0),
+                   mldsa::prov::R_BAD_ENCODING});
+  cases.push_back({"version 3", pkcs8_v2(oid, layout("priv-only", k.seed, k.sk, k.pk), k.pk, 2),
+                   mldsa::prov::R_BAD_ENCODING});
   // Not recognisable as a PrivateKeyInfo at all: nobody's key, no provider reason.
   const Bytes good = pkcs8(oid, layout("seed-priv", k.seed, k.sk, k.pk));
   cases.push_back({"outer DER truncated", Bytes(good.begin(), good.begin() + 200), 0});
   cases.push_back({"empty", {}, 0});
   cases.push_back({"garbage", Bytes(64, 0x30), 0});
   return cases;
+}
+
+// PKCS#8 v2 (RFC 5958, as BouncyCastle writes seedless keys) loads in every
+// layout on this OpenSSL (3.0's own PKCS8_PRIV_KEY_INFO refuses it).
+TEST_F(Codec, PrivateKeyInfoV2Loads) {
+  Lib lib;
+  for (int i = 0; i < 3; ++i) {
+    const Kat k = kat(i);
+    for (const char* fmt : kFormats) {
+      SCOPED_TRACE(fmt);
+      Pkey key = decode(lib, pkcs8_v2(mldsa_oid(i), layout(fmt, k.seed, k.sk, k.pk), k.pk), "DER", nullptr);
+      ASSERT_TRUE(key) << fmt;
+      EXPECT_EQ(encode(key.get(), EVP_PKEY_PUBLIC_KEY, "DER", "SubjectPublicKeyInfo"), spki(mldsa_oid(i), k.pk));
+    }
+  }
 }
 
 TEST_F(Codec, MalformedPrivateKeysFailCleanly) {

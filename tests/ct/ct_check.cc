@@ -1,14 +1,25 @@
-// ct_check.cc - constant-time check of keygen and signing under valgrind.
+// ct_check.cc - constant-time check of keygen and signing, under valgrind
+// memcheck or, built with MLDSA_CT_MSAN, under MemorySanitizer.
 //
-// Secret inputs (seed, rnd, secret-key bytes) are marked undefined; memcheck
-// then reports any branch or memory index that depends on them ("Conditional
-// jump or move depends on uninitialised value", "Use of uninitialised value").
-// The core, built with MLDSA_CT_TESTING, declassifies values that are public by
-// design (rho, the rejection-loop verdicts, the signature) in cpu/ct.h. Outputs
-// are marked defined here only where this program must compare them.
-// Run outside valgrind, the client requests do nothing and this is a plain test.
+// Secret inputs (seed, rnd, secret-key bytes) are marked undefined; the
+// checker then reports any branch or memory index that depends on them
+// (memcheck: "Conditional jump or move depends on uninitialised value";
+// MSan: "use-of-uninitialized-value"). The core, built with MLDSA_CT_TESTING,
+// declassifies values that are public by design (rho, the rejection-loop
+// verdicts, the signature) in cpu/ct.h. Outputs are marked defined here only
+// where this program must compare them. Run outside valgrind (valgrind build),
+// the client requests do nothing and this is a plain test.
+//
+// Controls, which must be reported (ctest expects them to fail):
+//   --branch-on-secret     a branch on a secret byte in this program
+//   --no-declassify        signing with the core's declassification points off
+// Exit 77 (skipped) when MLDSA_ACCEL_CPU names a backend this CPU cannot run.
 
+#ifdef MLDSA_CT_MSAN
+#include <sanitizer/msan_interface.h>
+#else
 #include <valgrind/memcheck.h>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -16,7 +27,15 @@
 #include <string>
 #include <vector>
 
+#include "cpu/ct.h"
 #include "cpu/mldsa.h"
+
+#include <cstdlib>
+
+#ifdef MLDSA_CT_MSAN
+// A report must fail the test: MSan's own exit code (77) is ctest's "skipped".
+extern "C" const char* __msan_default_options() { return "exitcode=3:halt_on_error=1"; }
+#endif
 
 namespace {
 
@@ -31,8 +50,15 @@ void expect(bool ok, const std::string& what) {
   }
 }
 
+#ifdef MLDSA_CT_MSAN
+void mark_secret(void* p, size_t n) { __msan_poison(p, n); }
+void mark_public(const void* p, size_t n) { __msan_unpoison(p, n); }
+const char* checker() { return "under MemorySanitizer"; }
+#else
 void mark_secret(void* p, size_t n) { VALGRIND_MAKE_MEM_UNDEFINED(p, n); }
 void mark_public(const void* p, size_t n) { VALGRIND_MAKE_MEM_DEFINED(p, n); }
+const char* checker() { return RUNNING_ON_VALGRIND ? "under valgrind" : "NOT under valgrind (no constant-time check)"; }
+#endif
 
 // Signs a few messages with key (its secrets undefined), then checks each
 // signature with a public key decoded from defined bytes.
@@ -82,12 +108,36 @@ int branch_on_secret() {
   return 0;
 }
 
+
+// ML-DSA.Sign on the encoded secret key (skDecode and expansion per call).
+void sign_encoded(const mldsa::Params& p, std::vector<uint8_t> sk, const mldsa::PublicKey& pub,
+                  const std::string& label) {
+  const uint8_t msg[] = {'m', 's', 'g'};
+  std::vector<uint8_t> rnd(mldsa::RND_BYTES, 0x5a);
+  mark_secret(sk.data(), sk.size());
+  mark_secret(rnd.data(), rnd.size());
+  std::vector<uint8_t> sig(p.sig_bytes);
+  Status st = mldsa::sign_encoded(p, sk, msg, {}, rnd.data(), sig.data());
+  mark_public(&st, sizeof st);
+  expect(st == Status::ok, label + ": sign_encoded");
+  mark_public(sig.data(), sig.size());
+  expect(mldsa::verify(pub, msg, {}, sig) == Status::ok, label + ": verify sign_encoded");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--branch-on-secret") == 0) return branch_on_secret();
-  std::printf("ct_check: backend %s, %s\n", mldsa::backend_name(),
-              RUNNING_ON_VALGRIND ? "under valgrind" : "NOT under valgrind (no constant-time check)");
+  const std::string flag = argc > 1 ? argv[1] : "";
+  if (flag == "--branch-on-secret") return branch_on_secret();
+  if (flag == "--no-declassify") mldsa::ct_declassify_disabled = true;
+  const char* wanted = std::getenv("MLDSA_ACCEL_CPU");
+  if (wanted != nullptr && *wanted != '\0' && std::strcmp(wanted, "auto") != 0 &&
+      std::strcmp(wanted, mldsa::backend_name()) != 0) {
+    std::printf("skipped: this CPU cannot run the %s backend (using %s)\n", wanted, mldsa::backend_name());
+    return 77;
+  }
+  std::printf("ct_check: backend %s, %s%s\n", mldsa::backend_name(), checker(),
+              mldsa::ct_declassify_disabled ? ", declassification off (must be reported)" : "");
   for (mldsa::ParamSet id : {mldsa::ParamSet::ML_DSA_44, mldsa::ParamSet::ML_DSA_65, mldsa::ParamSet::ML_DSA_87}) {
     const mldsa::Params& p = mldsa::params(id);
     const std::string name = p.name;
@@ -111,6 +161,7 @@ int main(int argc, char** argv) {
     mark_public(&st, sizeof st);
     expect(st == Status::ok, name + ": from_sk");
     if (loaded) sign_messages(*loaded, name + " (sk)");
+    sign_encoded(p, std::vector<uint8_t>(key->encoded().begin(), key->encoded().end()), key->public_key(), name);
   }
   std::printf("ct_check: %s\n", failures ? "FAILED" : "done");
   return failures ? 2 : 0;

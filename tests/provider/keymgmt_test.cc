@@ -82,6 +82,35 @@ TEST_F(Keymgmt, KeygenRejectsBadSeedLength) {
   }
 }
 
+// A seed (or key part) of the wrong type is named as such, not as a seed
+// of the wrong length.
+TEST_F(Keymgmt, WrongTypedParametersAreNamed) {
+  char text[] = "0123456789abcdef0123456789abcdef";
+  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_name(libctx_, "ML-DSA-65", nullptr);
+  ASSERT_EQ(EVP_PKEY_keygen_init(ctx), 1);
+  OSSL_PARAM seed[] = {OSSL_PARAM_utf8_string("seed", text, 32), OSSL_PARAM_END};
+  ERR_clear_error();
+  EXPECT_NE(EVP_PKEY_CTX_set_params(ctx, seed), 1);
+  EXPECT_TRUE(raised("parameter of the wrong type"));
+  int number = 1;
+  OSSL_PARAM props[] = {OSSL_PARAM_int("properties", &number), OSSL_PARAM_END};
+  EXPECT_NE(EVP_PKEY_CTX_set_params(ctx, props), 1);
+  EXPECT_TRUE(raised("parameter of the wrong type"));
+  EVP_PKEY_CTX_free(ctx);
+
+  for (const char* part : {"seed", "priv", "pub"}) {
+    EVP_PKEY_CTX* ictx = EVP_PKEY_CTX_new_from_name(libctx_, "ML-DSA-65", nullptr);
+    ASSERT_EQ(EVP_PKEY_fromdata_init(ictx), 1);
+    OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(part, text, 32), OSSL_PARAM_END};
+    EVP_PKEY* pkey = nullptr;
+    ERR_clear_error();
+    EXPECT_NE(EVP_PKEY_fromdata(ictx, &pkey, EVP_PKEY_KEYPAIR, p), 1) << part;
+    EXPECT_TRUE(raised("parameter of the wrong type")) << part;
+    EVP_PKEY_free(pkey);
+    EVP_PKEY_CTX_free(ictx);
+  }
+}
+
 TEST_F(Keymgmt, GetParams) {
   struct Expect {
     ParamSet set;

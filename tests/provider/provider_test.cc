@@ -1,6 +1,6 @@
 // provider_test.cc - loading the module: its parameters, algorithm names, the
 // superset signature table on this core, reason strings, OIDs, configuration.
-#include "provider/errors.h"
+#include "provctx/errors.h"
 #include "tests/provider/provider_fixture.h"
 
 #include <openssl/conf.h>
@@ -22,12 +22,12 @@ TEST_F(ProviderLoad, GettableParams) {
   const char* name = nullptr;
   const char* version = nullptr;
   const char* buildinfo = nullptr;
-  unsigned int status = 0;
+  int status = 0;
   OSSL_PARAM p[] = {
       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, &name, 0),
       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, &version, 0),
       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, &buildinfo, 0),
-      OSSL_PARAM_uint(OSSL_PROV_PARAM_STATUS, &status),
+      OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, &status),
       OSSL_PARAM_END,
   };
   ASSERT_EQ(OSSL_PROVIDER_get_params(prov_, p), 1);
@@ -37,10 +37,21 @@ TEST_F(ProviderLoad, GettableParams) {
   EXPECT_GT(std::string(version).size(), 0u);
   ASSERT_NE(buildinfo, nullptr);
   EXPECT_NE(std::string(buildinfo).find("mldsa-accel"), std::string::npos);
-  EXPECT_EQ(status, 1u);
+  EXPECT_EQ(status, 1);
   const OSSL_PARAM* gettable = OSSL_PROVIDER_gettable_params(prov_);
   for (const char* key : {"name", "version", "buildinfo", "status"})
     EXPECT_NE(OSSL_PARAM_locate_const(gettable, key), nullptr) << key;
+  // Types `openssl list -providers -verbose` can print, status as the
+  // default provider declares it.
+  EXPECT_EQ(OSSL_PARAM_locate_const(gettable, "status")->data_type, OSSL_PARAM_INTEGER);
+  for (const OSSL_PARAM* g = gettable; g->key != nullptr; ++g)
+    EXPECT_TRUE(g->data_type == OSSL_PARAM_INTEGER || g->data_type == OSSL_PARAM_UNSIGNED_INTEGER ||
+                g->data_type == OSSL_PARAM_UTF8_STRING || g->data_type == OSSL_PARAM_UTF8_PTR)
+        << g->key << " has type " << g->data_type;
+  char mean[32] = "";
+  OSSL_PARAM m[] = {OSSL_PARAM_utf8_string("mean-batch-size", mean, sizeof mean), OSSL_PARAM_END};
+  ASSERT_EQ(OSSL_PROVIDER_get_params(prov_, m), 1);
+  EXPECT_NE(std::string(mean).find('.'), std::string::npos) << mean;
 }
 
 TEST_F(ProviderLoad, KeyManagersUnderEveryName) {
@@ -136,6 +147,81 @@ TEST_F(ProviderLoad, TwoInstancesAtOnce) {
   EXPECT_TRUE(raised("unsupported digest for ML-DSA"));
   EVP_MD_CTX_free(md);
   EVP_PKEY_free(pkey);
+}
+
+// The library number of the newest error, after one raised through libctx's
+// instance (EVP_DigestSignInit with a digest ML-DSA refuses).
+int error_library_of(OSSL_LIB_CTX* libctx, EVP_PKEY* pkey) {
+  ERR_clear_error();
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  EXPECT_EQ(EVP_DigestSignInit_ex(md, nullptr, "SHA256", libctx, nullptr, pkey, nullptr), 0);
+  EVP_MD_CTX_free(md);
+  unsigned long e = 0;
+  for (unsigned long x; (x = ERR_get_error()) != 0;)
+    if (ERR_GET_REASON(x) == prov::R_UNSUPPORTED_DIGEST) e = x;
+  EXPECT_NE(e, 0u) << "no unsupported-digest error raised";
+  return ERR_GET_LIB(e);
+}
+
+// Each error is raised through the instance doing the work: with a second
+// instance loaded (newer), the first one's errors keep its library number,
+// and still resolve to their strings after the second is freed.
+TEST_F(ProviderLoad, ErrorsComeFromTheInstanceDoingTheWork) {
+  EVP_PKEY* pkey = keygen(ParamSet::ML_DSA_44, seed_of(3));
+  ASSERT_NE(pkey, nullptr);
+  const int lib_a = error_library_of(libctx_, pkey);
+
+  OSSL_LIB_CTX* other = OSSL_LIB_CTX_new();
+  ASSERT_NE(other, nullptr);
+  ASSERT_TRUE(OSSL_PROVIDER_set_default_search_path(other, MLDSA_PROVIDER_DIR));
+  OSSL_PROVIDER* p2 = OSSL_PROVIDER_load(other, "mldsa-accel");
+  ASSERT_NE(p2, nullptr);
+  EVP_PKEY* pkey_b = nullptr;
+  EVP_PKEY_CTX* gen = EVP_PKEY_CTX_new_from_name(other, "ML-DSA-44", nullptr);
+  ASSERT_EQ(EVP_PKEY_keygen_init(gen), 1);
+  ASSERT_EQ(EVP_PKEY_keygen(gen, &pkey_b), 1);
+  EVP_PKEY_CTX_free(gen);
+  const int lib_b = error_library_of(other, pkey_b);
+  EXPECT_NE(lib_b, lib_a);
+  EXPECT_EQ(error_library_of(libctx_, pkey), lib_a) << "an error of the first instance under the second's number";
+
+  // An error of the first instance waits in the queue while the second goes.
+  ERR_clear_error();
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  ASSERT_EQ(EVP_DigestVerifyInit_ex(md, nullptr, nullptr, libctx_, nullptr, pkey, nullptr), 1);
+  const uint8_t short_sig[10] = {};
+  EXPECT_NE(EVP_DigestVerify(md, short_sig, sizeof short_sig, short_sig, sizeof short_sig), 1);
+  EVP_MD_CTX_free(md);
+  EVP_PKEY_free(pkey_b);
+  OSSL_PROVIDER_unload(p2);
+  OSSL_LIB_CTX_free(other);
+  EXPECT_TRUE(raised("wrong length for an ML-DSA signature"));
+  EVP_PKEY_free(pkey);
+}
+
+// A refused load (a bad routing setting) still prints its reason by name:
+// the strings are registered for the refused instance's library number.
+TEST(ProviderRefusal, ReasonPrintsByName) {
+  OSSL_LIB_CTX* libctx = OSSL_LIB_CTX_new();
+  ASSERT_NE(libctx, nullptr);
+  ASSERT_TRUE(OSSL_PROVIDER_set_default_search_path(libctx, MLDSA_PROVIDER_DIR));
+  setenv("MLDSA_ACCEL_GPU_MAX_BATCH", "lots", 1);
+  ERR_clear_error();
+  OSSL_PROVIDER* prov = OSSL_PROVIDER_load(libctx, "mldsa-accel");
+  unsetenv("MLDSA_ACCEL_GPU_MAX_BATCH");
+  EXPECT_EQ(prov, nullptr);
+  bool found = false;
+  for (unsigned long e; (e = ERR_get_error()) != 0;) {
+    const char* reason = ERR_reason_error_string(e);
+    const char* lib = ERR_lib_error_string(e);
+    if (reason != nullptr && std::string(reason) == "bad mldsa-accel routing setting") {
+      found = true;
+      EXPECT_STREQ(lib, "mldsa-accel");
+    }
+  }
+  EXPECT_TRUE(found) << "the refusal's reason did not resolve to its string";
+  OSSL_PROVIDER_unload(prov);
+  OSSL_LIB_CTX_free(libctx);
 }
 
 // ---------------------------------------------------------------------------

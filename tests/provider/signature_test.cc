@@ -317,6 +317,61 @@ TEST_F(Signature, ExternalMu) {
   EVP_PKEY_free(pkey);
 }
 
+// A context string with message-encoding 0 (the input is M') or mu 1 (the
+// input is mu) is accepted and not used, as OpenSSL 3.5's own ML-DSA does
+// (checked with its CLI: the same signature with and without one).
+TEST_F(Signature, ContextIgnoredForRawAndMuInput) {
+  EVP_PKEY* pkey = keygen(ParamSet::ML_DSA_44, seed_of(31));
+  const auto msg = message(64);
+  uint8_t ctx_bytes[] = {'a', 'b', 'c'};
+  int det = 1, zero = 0, one = 1;
+  for (const char* name : {"message-encoding", "mu"}) {
+    int* value = std::string(name) == "mu" ? &one : &zero;
+    OSSL_PARAM plain[] = {OSSL_PARAM_int("deterministic", &det), OSSL_PARAM_int(name, value), OSSL_PARAM_END};
+    OSSL_PARAM with_ctx[] = {OSSL_PARAM_int("deterministic", &det), OSSL_PARAM_int(name, value),
+                             OSSL_PARAM_octet_string("context-string", ctx_bytes, sizeof ctx_bytes), OSSL_PARAM_END};
+    const auto a = digest_sign(pkey, msg, plain);
+    const auto b = digest_sign(pkey, msg, with_ctx);
+    ASSERT_FALSE(a.empty()) << name;
+    EXPECT_EQ(a, b) << name;
+    EXPECT_EQ(digest_verify(pkey, msg, a, with_ctx), 1) << name;
+  }
+  EVP_PKEY_free(pkey);
+}
+
+// Every settable parameter given with the wrong type is refused with a
+// reason naming it, not a bare 0.
+TEST_F(Signature, WrongTypedParametersAreNamed) {
+  EVP_PKEY* pkey = keygen(ParamSet::ML_DSA_65, seed_of(32));
+  char text[] = "1";
+  int number = 1;
+  struct Case {
+    const char* name;
+    bool as_text;  // else as an int
+  };
+  const Case cases[] = {{"context-string", true}, {"deterministic", true},  {"test-entropy", true},
+                        {"mu", true},             {"message-encoding", true}, {"signature", false},
+                        {"context-string", false}};
+  for (const Case& c : cases) {
+    EVP_PKEY_CTX* pctx = nullptr;
+    EVP_MD_CTX_reset(md_);
+    ASSERT_EQ(EVP_DigestSignInit_ex(md_, &pctx, nullptr, libctx_, nullptr, pkey, nullptr), 1);
+    OSSL_PARAM p[] = {c.as_text ? OSSL_PARAM_construct_utf8_string(c.name, text, 1)
+                                : OSSL_PARAM_construct_int(c.name, &number),
+                      OSSL_PARAM_END};
+    ERR_clear_error();
+    EXPECT_NE(EVP_PKEY_CTX_set_params(pctx, p), 1) << c.name;
+    const unsigned long e = ERR_peek_last_error();
+    const char* data = nullptr;
+    int flags = 0;
+    ERR_peek_last_error_data(&data, &flags);
+    EXPECT_NE(data != nullptr ? std::string(data).find(c.name) : std::string::npos, std::string::npos)
+        << c.name << ": " << (data ? data : "(no data)");
+    EXPECT_TRUE(raised("parameter of the wrong type")) << c.name << " " << e;
+  }
+  EVP_PKEY_free(pkey);
+}
+
 TEST_F(Signature, DigestNameRefused) {
   EVP_PKEY* pkey = keygen(ParamSet::ML_DSA_44, seed_of(31));
   for (const char* md : {"SHA256", "SHA2-512", "SHA3-256"}) {

@@ -1,14 +1,18 @@
 // errors.cc - the provider's reason strings and error raising through the
-// core's upcalls, so `openssl` and ERR_reason_error_string print our text.
-#include "provider/errors.h"
+// core's upcalls of the instance doing the work, so `openssl` and
+// ERR_reason_error_string print our text under that instance's name.
+#include "provctx/errors.h"
+
+#include "provctx/provctx.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/err.h>
 
-#include <algorithm>
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cstdarg>
-#include <mutex>
-#include <type_traits>
+#include <cstdio>
 
 namespace mldsa::prov {
 
@@ -47,83 +51,71 @@ const OSSL_ITEM kReasons[] = {
     {R_PARAM_AFTER_UPDATE, const_cast<char*>("signature parameter set after message data")},
     {R_BAD_CONFIG, const_cast<char*>("bad mldsa-accel routing setting")},
     {R_GPU_UNAVAILABLE, const_cast<char*>("gpu = on, but no GPU can be used")},
+    {R_BAD_PARAM_TYPE, const_cast<char*>("parameter of the wrong type")},
     {0, nullptr},
 };
 // One string per reason, nothing else.
 static_assert(sizeof(kReasons) / sizeof(kReasons[0]) == R_END - R_CONTEXT_TOO_LONG + 1);
 
-struct Upcalls {
-  const OSSL_CORE_HANDLE* handle;
-  OSSL_FUNC_core_new_error_fn* new_error;
-  OSSL_FUNC_core_set_error_debug_fn* set_error_debug;
-  OSSL_FUNC_core_vset_error_fn* vset_error;
-};
-
-// The module may be loaded into several library contexts at once; each has
-// its own handle (and error library number), any live one resolves our strings.
-// Only trivially destructible statics here: OPENSSL_cleanup runs teardown
-// (and so errors_detach) from an atexit handler registered before this module
-// was loaded, i.e. after the module's static destructors have run. The list's
-// nodes are freed by errors_detach, so an unloaded module leaks nothing.
-struct LiveNode {
-  Upcalls u;
-  LiveNode* next;
-};
-static_assert(std::is_trivially_destructible_v<std::mutex>);
-std::mutex g_mutex;
-LiveNode* g_live = nullptr;  // most recently attached first
-
-void set_error(const Upcalls& u, int reason, const char* fmt, ...) {
+void vset_error(const ErrorSink& s, int reason, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  u.vset_error(u.handle, static_cast<uint32_t>(reason), fmt, args);
+  s.vset_error(s.handle, static_cast<uint32_t>(reason), fmt, args);
   va_end(args);
+}
+
+// A refused load's strings (report_refused_load): one table per refusal, as
+// ERR_load_strings stamps the library number into it. Static storage in a
+// module that stays mapped; past the last table the errors keep their data
+// text but print unnamed.
+constexpr size_t kReasonCount = sizeof(kReasons) / sizeof(kReasons[0]) - 1;
+constexpr size_t kRefusedTables = 8;
+ERR_STRING_DATA g_refused[kRefusedTables][kReasonCount + 2];
+std::atomic<size_t> g_refused_used{0};
+
+bool pin_module() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&pin_module), &info) == 0 || info.dli_fname == nullptr) return false;
+  // RTLD_NODELETE on an object already loaded: it is never unmapped from now on.
+  return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr;
+}
+
+// The library number OpenSSL gave this instance: that of the newest error
+// raised through its handle, if it is one of ours.
+int instance_library(int reason) {
+  const unsigned long e = ERR_peek_last_error();
+  const int lib = ERR_GET_LIB(e);
+  return e != 0 && lib >= ERR_LIB_USER && ERR_GET_REASON(e) == reason ? lib : 0;
 }
 
 }  // namespace
 
 const OSSL_ITEM* reason_strings() { return kReasons; }
 
-void errors_attach(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
-  Upcalls u{handle, nullptr, nullptr, nullptr};
+const char* reason_text(int reason) {
+  for (const OSSL_ITEM& item : kReasons)
+    if (item.ptr != nullptr && static_cast<int>(item.id) == reason) return static_cast<const char*>(item.ptr);
+  return "internal error";
+}
+
+ErrorSink error_sink(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
+  ErrorSink s;
   for (; in != nullptr && in->function_id != 0; ++in) {
     switch (in->function_id) {
-      case OSSL_FUNC_CORE_NEW_ERROR: u.new_error = OSSL_FUNC_core_new_error(in); break;
-      case OSSL_FUNC_CORE_SET_ERROR_DEBUG: u.set_error_debug = OSSL_FUNC_core_set_error_debug(in); break;
-      case OSSL_FUNC_CORE_VSET_ERROR: u.vset_error = OSSL_FUNC_core_vset_error(in); break;
+      case OSSL_FUNC_CORE_NEW_ERROR: s.new_error = OSSL_FUNC_core_new_error(in); break;
+      case OSSL_FUNC_CORE_SET_ERROR_DEBUG: s.set_error_debug = OSSL_FUNC_core_set_error_debug(in); break;
+      case OSSL_FUNC_CORE_VSET_ERROR: s.vset_error = OSSL_FUNC_core_vset_error(in); break;
       default: break;
     }
   }
-  if (u.new_error == nullptr || u.set_error_debug == nullptr || u.vset_error == nullptr) return;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_live = new LiveNode{u, g_live};
+  if (s.new_error != nullptr && s.set_error_debug != nullptr && s.vset_error != nullptr) s.handle = handle;
+  return s;
 }
 
-void errors_detach(const OSSL_CORE_HANDLE* handle) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  for (LiveNode** link = &g_live; *link != nullptr;) {
-    LiveNode* node = *link;
-    if (node->u.handle == handle) {
-      *link = node->next;
-      delete node;
-    } else {
-      link = &node->next;
-    }
-  }
-}
-
-void raise_error(int reason, const char* file, int line, const char* func) {
-  raise_error_detail(reason, file, line, func, nullptr);
-}
-
-void raise_error_detail(int reason, const char* file, int line, const char* func, const char* detail) {
-  Upcalls u{};
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_live != nullptr) u = g_live->u;
-  }
-  if (u.handle == nullptr) {
-    // No live instance (cannot happen while OpenSSL calls us); still record it.
+void raise_error(const ProvCtx* ctx, int reason, const char* file, int line, const char* func, const char* detail) {
+  const ErrorSink* s = ctx != nullptr && ctx->errors.handle != nullptr ? &ctx->errors : nullptr;
+  if (s == nullptr) {
+    // Not raised by an instance (a key object made outside one, in a test).
     ERR_new();
     ERR_set_debug(file, line, func);
     if (detail != nullptr)
@@ -132,15 +124,34 @@ void raise_error_detail(int reason, const char* file, int line, const char* func
       ERR_set_error(ERR_LIB_PROV, reason, nullptr);
     return;
   }
-  u.new_error(u.handle);
-  u.set_error_debug(u.handle, file, line, func);
+  s->new_error(s->handle);
+  s->set_error_debug(s->handle, file, line, func);
   if (detail != nullptr)
-    set_error(u, reason, "%s", detail);
+    vset_error(*s, reason, "%s", detail);
   else
-    set_error(u, reason, nullptr);
+    vset_error(*s, reason, nullptr);
 }
 
-void raise_status(mldsa::Status s, const char* file, int line, const char* func) {
+void report_refused_load(const ProvCtx& ctx, int reason, const char* detail) {
+  const int lib = instance_library(reason);
+  const size_t slot = g_refused_used.fetch_add(1);
+  if (lib != 0 && slot < kRefusedTables && pin_module()) {
+    ERR_STRING_DATA* table = g_refused[slot];
+    table[0] = {ERR_PACK(lib, 0, 0), "mldsa-accel"};
+    for (size_t i = 0; i < kReasonCount; ++i)
+      table[i + 1] = {static_cast<unsigned long>(kReasons[i].id), static_cast<const char*>(kReasons[i].ptr)};
+    table[kReasonCount + 1] = {0, nullptr};
+    ERR_load_strings(lib, table);
+  }
+  if (ctx.from_config) {
+    // OpenSSL drops a provider that a configuration file failed to activate
+    // without a word (config_diagnostics aside): say it here.
+    std::fprintf(stderr, "mldsa-accel: %s%s%s (provider not loaded)\n", reason_text(reason),
+                 detail != nullptr ? ": " : "", detail != nullptr ? detail : "");
+  }
+}
+
+void raise_status(const ProvCtx* ctx, mldsa::Status s, const char* file, int line, const char* func) {
   using mldsa::Status;
   int reason = R_INTERNAL_ERROR;
   switch (s) {
@@ -163,7 +174,7 @@ void raise_status(mldsa::Status s, const char* file, int line, const char* func)
     case Status::sign_attempts_exhausted: reason = R_SIGN_ATTEMPTS_EXHAUSTED; break;
     case Status::internal_error: reason = R_INTERNAL_ERROR; break;
   }
-  raise_error(reason, file, line, func);
+  raise_error(ctx, reason, file, line, func, nullptr);
 }
 
 }  // namespace mldsa::prov

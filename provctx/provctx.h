@@ -1,5 +1,8 @@
-// provctx.h - the provider context every dispatch function receives.
+// provctx.h - the provider context every dispatch function receives: one per
+// loaded instance of the module (each library context loading it has its own).
 #pragma once
+
+#include "provctx/errors.h"
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -18,10 +21,13 @@ struct Config {
   bool prefer_seed = true;    // ml-dsa.prefer_seed: seed wins over priv on import when both given
   std::string input_formats;  // ml-dsa.input_formats: PKCS#8 formats accepted ("" = all)
   std::string output_formats; // ml-dsa.output_formats: PKCS#8 formats in order of preference ("" = default)
+  bool pkcs8_public_key = false; // pkcs8_public_key: write PKCS#8 v2 with the public key in publicKey [1]
 };
 
 struct ProvCtx {
   const OSSL_CORE_HANDLE* handle = nullptr;
+  ErrorSink errors;                // this instance's error upcalls (provctx/errors.h)
+  bool from_config = false;        // loaded by a configuration file's provider section
   OSSL_LIB_CTX* libctx = nullptr;  // child library context: hashing, RNG, ASN.1 go through it
   Config config;
   std::string core_version;        // the running libcrypto's version ("3.0.19"), from the core
@@ -33,6 +39,7 @@ inline constexpr const char* CONFIG_RETAIN_SEED = "ml-dsa.retain_seed";      // 
 inline constexpr const char* CONFIG_PREFER_SEED = "ml-dsa.prefer_seed";      // MLDSA_ACCEL_PREFER_SEED
 inline constexpr const char* CONFIG_INPUT_FORMATS = "ml-dsa.input_formats";  // MLDSA_ACCEL_INPUT_FORMATS
 inline constexpr const char* CONFIG_OUTPUT_FORMATS = "ml-dsa.output_formats";// MLDSA_ACCEL_OUTPUT_FORMATS
+inline constexpr const char* CONFIG_PKCS8_PUBLIC_KEY = "pkcs8_public_key";   // MLDSA_ACCEL_PKCS8_PUBLIC_KEY
 
 // Reads the provider's settings through the core's get_params (the keys of
 // the provider's openssl.cnf section); an MLDSA_ACCEL_* variable in the

@@ -1,6 +1,6 @@
 // config.cc - the provider's settings: openssl.cnf keys through the core,
 // MLDSA_ACCEL_* environment variables on top.
-#include "provider/provctx.h"
+#include "provctx/provctx.h"
 
 #include <openssl/params.h>
 
@@ -46,11 +46,13 @@ Config read_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn*
   char* prefer = nullptr;
   char* input = nullptr;
   char* output = nullptr;
+  char* v2 = nullptr;
   OSSL_PARAM params[] = {
       OSSL_PARAM_utf8_ptr(CONFIG_RETAIN_SEED, &retain, 0),
       OSSL_PARAM_utf8_ptr(CONFIG_PREFER_SEED, &prefer, 0),
       OSSL_PARAM_utf8_ptr(CONFIG_INPUT_FORMATS, &input, 0),
       OSSL_PARAM_utf8_ptr(CONFIG_OUTPUT_FORMATS, &output, 0),
+      OSSL_PARAM_utf8_ptr(CONFIG_PKCS8_PUBLIC_KEY, &v2, 0),
       OSSL_PARAM_END,
   };
   if (core_get_params != nullptr && core_get_params(handle, params)) {
@@ -58,11 +60,13 @@ Config read_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn*
     apply_bool(prefer, cfg.prefer_seed);
     if (input != nullptr) cfg.input_formats = input;
     if (output != nullptr) cfg.output_formats = output;
+    apply_bool(v2, cfg.pkcs8_public_key);
   }
   apply_bool(std::getenv("MLDSA_ACCEL_RETAIN_SEED"), cfg.retain_seed);
   apply_bool(std::getenv("MLDSA_ACCEL_PREFER_SEED"), cfg.prefer_seed);
   if (const char* v = std::getenv("MLDSA_ACCEL_INPUT_FORMATS")) cfg.input_formats = v;
   if (const char* v = std::getenv("MLDSA_ACCEL_OUTPUT_FORMATS")) cfg.output_formats = v;
+  apply_bool(std::getenv("MLDSA_ACCEL_PKCS8_PUBLIC_KEY"), cfg.pkcs8_public_key);
   return cfg;
 }
 

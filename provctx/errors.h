@@ -1,0 +1,94 @@
+// errors.h - the provider's reason codes, and raising them through the core
+// handle of the provider instance doing the work. Strings live in errors.cc
+// and are handed to OpenSSL by get_reason_strings, so `openssl` prints them.
+#pragma once
+
+#include "cpu/mldsa.h"
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/macros.h>
+
+namespace mldsa::prov {
+
+struct ProvCtx;  // provctx/provctx.h
+
+enum Reason : int {
+  R_CONTEXT_TOO_LONG = 100,      // "context string longer than 255 bytes"
+  R_UNSUPPORTED_DIGEST,          // "unsupported digest for ML-DSA"
+  R_SEED_PRIV_MISMATCH,          // "private key seed does not match the expanded key"
+  R_PUB_PRIV_MISMATCH,           // "public key does not match the private key"
+  R_BAD_PUBLIC_KEY_LENGTH,
+  R_BAD_PRIVATE_KEY_LENGTH,
+  R_BAD_SEED_LENGTH,
+  R_BAD_SIGNATURE_LENGTH,
+  R_BAD_MU_LENGTH,
+  R_BAD_ENTROPY_LENGTH,
+  R_S1_OUT_OF_RANGE,
+  R_S2_OUT_OF_RANGE,
+  R_T0_MISMATCH,
+  R_TR_MISMATCH,
+  R_MALFORMED_HINT,
+  R_VERIFY_FAILED,
+  R_MISSING_KEY,                 // "no key set" / key lacks the part the operation needs
+  R_WRONG_KEY_TYPE,
+  R_BUFFER_TOO_SMALL,
+  R_RNG_FAILURE,
+  R_SIGN_ATTEMPTS_EXHAUSTED,
+  R_BAD_ENCODING,                // malformed DER / key format
+  R_FORMAT_NOT_ALLOWED,          // PKCS#8 format not in ml-dsa.input_formats
+  R_UNKNOWN_FORMAT,
+  R_OPERATION_NOT_INITIALIZED,
+  R_BAD_MESSAGE_ENCODING,
+  R_NOT_SUPPORTED,
+  R_INTERNAL_ERROR,
+  R_BAD_DIGEST_LENGTH,           // HashML-DSA: pre-hash digest of the wrong length
+  R_PARAM_AFTER_UPDATE,          // a signing parameter changed after message data arrived
+  R_BAD_CONFIG,                  // a routing setting (openssl.cnf / MLDSA_ACCEL_*) is malformed
+  R_GPU_UNAVAILABLE,             // gpu = on, but no GPU can be used
+  R_BAD_PARAM_TYPE,              // an OSSL_PARAM of the wrong type (detail: its name and the expected type)
+  R_END,                         // not a reason: one past the last (add new reasons above)
+};
+
+// The core's error upcalls of one provider instance. Errors are raised
+// through the handle of the instance whose object does the work, so they
+// carry that instance's library number (each load of the module has its own)
+// and never touch another, possibly freed, instance.
+struct ErrorSink {
+  const OSSL_CORE_HANDLE* handle = nullptr;
+  OSSL_FUNC_core_new_error_fn* new_error = nullptr;
+  OSSL_FUNC_core_set_error_debug_fn* set_error_debug = nullptr;
+  OSSL_FUNC_core_vset_error_fn* vset_error = nullptr;
+};
+// The upcalls of the core's dispatch table (OSSL_provider_init's `in`).
+ErrorSink error_sink(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in);
+
+// Raises reason (with an optional detail text after it) through ctx's
+// instance. ctx may be nullptr (an object made outside any instance, in a
+// test): the error is then raised through libcrypto under ERR_LIB_PROV.
+void raise_error(const ProvCtx* ctx, int reason, const char* file, int line, const char* func, const char* detail);
+// Maps a core Status to a reason and raises it.
+void raise_status(const ProvCtx* ctx, mldsa::Status s, const char* file, int line, const char* func);
+
+#define MLDSA_RAISE(ctx, reason) \
+  ::mldsa::prov::raise_error((ctx), (reason), OPENSSL_FILE, OPENSSL_LINE, __func__, nullptr)
+// The same with a detail text after the reason ("gpu_max_batch: '0' is ...").
+#define MLDSA_RAISE_DETAIL(ctx, reason, detail) \
+  ::mldsa::prov::raise_error((ctx), (reason), OPENSSL_FILE, OPENSSL_LINE, __func__, (detail))
+#define MLDSA_RAISE_STATUS(ctx, st) ::mldsa::prov::raise_status((ctx), (st), OPENSSL_FILE, OPENSSL_LINE, __func__)
+
+// The table get_reason_strings returns: one entry per reason, {0, NULL} last.
+const OSSL_ITEM* reason_strings();
+// The text of one reason ("internal error" for an unknown one).
+const char* reason_text(int reason);
+
+// A refused load (OSSL_provider_init returning 0, after raising reason):
+// OpenSSL unloads the module without registering its strings, so the errors
+// raised so far would print as "lib(128):...:reason(131)". This registers
+// the strings for the instance's library number itself, keeping the module
+// mapped (the string table must outlive the unload), and, when the load came
+// from a configuration file, where OpenSSL stays silent, says on stderr why
+// the provider refused.
+void report_refused_load(const ProvCtx& ctx, int reason, const char* detail);
+
+}  // namespace mldsa::prov
