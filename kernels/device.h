@@ -30,6 +30,7 @@ namespace mldsa::gpu {
 
 struct KeygenChunk;
 struct VerifyChunk;
+struct VerifyExpandChunk;
 struct SignChunk;
 
 enum class DeviceErrc : uint8_t {
@@ -88,10 +89,11 @@ class Device {
   virtual DeviceStatus record(Event e, Stream s) = 0;
   virtual DeviceStatus wait(Stream s, Event e) = 0;
 
-  // The kernels (kernels/task/chunk.h's threads): n tasks; expand: c.nkeys
-  // threads; loop: units threads, each running sign_unit_step until stop.
+  // The kernels (kernels/task/chunk.h's threads): n tasks; the expansions:
+  // c.nkeys threads; loop: units threads, each running sign_unit_step until stop.
   virtual DeviceStatus launch_keygen(Stream s, const TaskParams& p, const KeygenChunk& c, uint32_t n) = 0;
   virtual DeviceStatus launch_verify(Stream s, const TaskParams& p, const VerifyChunk& c, uint32_t n) = 0;
+  virtual DeviceStatus launch_verify_expand(Stream s, const TaskParams& p, const VerifyExpandChunk& c) = 0;
   virtual DeviceStatus launch_sign_expand(Stream s, const TaskParams& p, const SignChunk& c) = 0;
   virtual DeviceStatus launch_sign_prepare(Stream s, const TaskParams& p, const SignChunk& c,
                                            const SignSchedule& sched) = 0;

@@ -19,9 +19,6 @@ size_t align8(size_t n) { return (n + 7) & ~size_t{7}; }
 // when its messages fill the arena; a message longer than an eighth of the
 // arena has its mu computed on the host instead.
 constexpr size_t kArenaPerItem = 256;
-// Expanded private keys a device caches per parameter set; a chunk uses the
-// cache when it has at most a quarter of that many distinct keys.
-constexpr uint32_t kCacheKeys = 256;
 
 // Staging layouts (offsets 8-aligned), one per operation. The same functions
 // size the buffers when the worker is made and place a chunk's data.
@@ -31,15 +28,20 @@ struct KeygenLayout {
       : in_bytes(count * SEED_BYTES), pk_total(count * tp.pk_bytes), out_bytes(pk_total + count * tp.sk_bytes) {}
 };
 
-// in = pks | sigs | mus | modes | offsets (count + 1) | arena; out = a result code per item.
+// in = pks | sigs | mus | modes | offsets (count + 1) | key_index | expand
+// slots | arena; out = a result code per item. Without the public-key cache
+// pks has every item's key (npks = count); with it, the keys to expand into
+// the cache (npks of them, at the slots), and key_index the item's slot.
 struct VerifyLayout {
-  size_t sigs, mus, modes, offsets, arena, in_bytes, out_bytes;
-  VerifyLayout(const TaskParams& tp, size_t count, size_t arena_bytes) {
-    sigs = align8(count * tp.pk_bytes);
+  size_t sigs, mus, modes, offsets, index, slots, arena, in_bytes, out_bytes;
+  VerifyLayout(const TaskParams& tp, size_t count, size_t arena_bytes, size_t npks, bool cached) {
+    sigs = align8(npks * tp.pk_bytes);
     mus = align8(sigs + count * tp.sig_bytes);
     modes = align8(mus + count * MU_BYTES);
     offsets = align8(modes + count);
-    arena = align8(offsets + (count + 1) * sizeof(uint32_t));
+    index = align8(offsets + (count + 1) * sizeof(uint32_t));
+    slots = align8(index + (cached ? count : 0) * sizeof(uint32_t));
+    arena = align8(slots + (cached ? npks : 0) * sizeof(uint32_t));
     in_bytes = arena + arena_bytes;
     out_bytes = count;
   }
@@ -72,9 +74,13 @@ size_t set_index(const TaskParams& tp) { return tp.k / 2 - 2; }  // k = 4, 6, 8
 
 }  // namespace
 
+// Expanded keys (private ones for signing, public ones for verification) a
+// device caches per parameter set (EngineConfig::key_cache_slots); a chunk
+// uses the cache when it has at most a quarter of that many distinct keys.
 struct DeviceWorker::CachedKeys {
-  KeyCache book{kCacheKeys};
-  int32_t* arena = nullptr;  // kCacheKeys expanded keys (secret)
+  explicit CachedKeys(uint32_t slots) : book(slots) {}
+  KeyCache book;
+  int32_t* arena = nullptr;  // the expanded keys (secret, for signing keys)
   size_t bytes = 0;
 };
 
@@ -96,9 +102,10 @@ EngineStatus DeviceWorker::create(Device& device, const EngineConfig& config, Ho
   for (ParamSet set : kSets) {
     const TaskParams tp = task_params(params(set));
     const KeygenLayout k(tp, chunk);
-    const VerifyLayout v(tp, chunk, w->arena_bytes_);
+    const VerifyLayout v(tp, chunk, w->arena_bytes_, chunk, false);
+    const VerifyLayout vc(tp, chunk, w->arena_bytes_, std::min<size_t>(chunk, config.key_cache_slots / 4), true);
     const SignLayout s(tp, chunk, chunk, false);
-    in = std::max({in, k.in_bytes, v.in_bytes, s.in_bytes});
+    in = std::max({in, k.in_bytes, v.in_bytes, vc.in_bytes, s.in_bytes});
     outb = std::max({outb, k.out_bytes, v.out_bytes, s.out_bytes});
     scratch = std::max(scratch, s.scratch_bytes);
   }
@@ -123,16 +130,24 @@ EngineStatus DeviceWorker::create(Device& device, const EngineConfig& config, Ho
     if (EngineStatus st = alloc(s.out, outb, true); !st.ok()) return st;
     if (EngineStatus st = alloc(s.scratch, scratch, false); !st.ok()) return st;
   }
-  if (config.sign_key_cache) {
+  auto make_caches = [&](std::vector<std::unique_ptr<CachedKeys>>& caches, uint32_t (*words)(const TaskParams&),
+                         const char* what) -> EngineStatus {
     for (ParamSet set : kSets) {
-      auto c = std::make_unique<CachedKeys>();
-      c->bytes = size_t{kCacheKeys} * sign_key_words(task_params(params(set))) * sizeof(int32_t);
+      auto c = std::make_unique<CachedKeys>(config.key_cache_slots);
+      c->bytes = size_t{config.key_cache_slots} * words(task_params(params(set))) * sizeof(int32_t);
       void* a = nullptr;
-      if (DeviceStatus st = device.alloc_device(c->bytes, &a); !st.ok()) return w->failure(st, "alloc_device (key cache)");
+      if (DeviceStatus st = device.alloc_device(c->bytes, &a); !st.ok()) return w->failure(st, what);
       c->arena = static_cast<int32_t*>(a);
-      w->caches_.push_back(std::move(c));
+      caches.push_back(std::move(c));
     }
-  }
+    return {};
+  };
+  if (config.sign_key_cache)
+    if (EngineStatus st = make_caches(w->sign_caches_, sign_key_words, "alloc_device (signing key cache)"); !st.ok())
+      return st;
+  if (config.verify_key_cache)
+    if (EngineStatus st = make_caches(w->verify_caches_, verify_key_words, "alloc_device (public key cache)"); !st.ok())
+      return st;
   out = std::move(w);
   return {};
 }
@@ -153,8 +168,9 @@ DeviceWorker::~DeviceWorker() {
     }
     return;
   }
-  for (auto& c : caches_)
-    if (c->arena) device_.free_device(c->arena);
+  for (auto* caches : {&sign_caches_, &verify_caches_})
+    for (auto& c : *caches)
+      if (c->arena) device_.free_device(c->arena);
   for (Slot& s : slots_) {
     for (Buffer* b : {&s.in, &s.out, &s.scratch}) {
       if (b->host) device_.free_pinned(b->host);
@@ -206,7 +222,8 @@ EngineStatus DeviceWorker::finish(Slot& s) {
   wipe_host(s);
   s.busy = false;
   const unsigned me = static_cast<unsigned>(&s - slots_.data());
-  for (auto& c : caches_) c->book.release_stream(me);
+  for (auto* caches : {&sign_caches_, &verify_caches_})
+    for (auto& c : *caches) c->book.release_stream(me);
   return {};
 }
 
@@ -303,7 +320,8 @@ void DeviceWorker::drain() {
 }
 
 void DeviceWorker::clear_caches() {
-  for (auto& c : caches_) {
+  for (auto* caches : {&sign_caches_, &verify_caches_})
+  for (auto& c : *caches) {
     c->book.clear();
     if (lost_ || slots_.empty() || slots_[0].stream == nullptr) continue;
     DeviceStatus st = device_.zero(slots_[0].stream, c->arena, c->bytes);
@@ -311,6 +329,55 @@ void DeviceWorker::clear_caches() {
     if (st.ok()) st = done;
     if (!st.ok()) failure({DeviceErrc::lost, st.what + " (zeroing the key cache)"}, "clearing the key cache");
   }
+}
+
+// ---------------------------------------------------------------------------
+// The keys of a chunk: each distinct one (by pointer) expanded once for the
+// chunk, or, when there are few, looked up in the device's cache of expanded
+// keys for the parameter set, expanding only the ones it lacks. Another
+// stream's chunk still expanding a key this chunk finds cached, or still
+// reading a slot this chunk evicts, is waited for on the device (events),
+// not on the host.
+
+template <typename KeyOf>
+EngineStatus DeviceWorker::plan_keys(Slot& s, std::vector<std::unique_ptr<CachedKeys>>& caches, size_t key_bytes,
+                                     size_t count, KeyOf key_of, KeyPlan& plan) {
+  std::unordered_map<const uint8_t*, uint32_t> number;
+  std::vector<const uint8_t*> keys;
+  plan.index.assign(count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    const uint8_t* key = key_of(i);
+    if (key == nullptr) continue;  // an item the host rejected: no key
+    auto [it, fresh] = number.try_emplace(key, static_cast<uint32_t>(keys.size()));
+    if (fresh) keys.push_back(key);
+    plan.index[i] = it->second;
+  }
+  plan.cache = !caches.empty() && keys.size() <= config_.key_cache_slots / 4 && slots_.size() <= 64
+                   ? caches[set_index(s.tp)].get()
+                   : nullptr;
+  if (plan.cache == nullptr) {
+    plan.expand = std::move(keys);
+    return {};
+  }
+  const unsigned me = static_cast<unsigned>(&s - slots_.data());
+  std::vector<uint32_t> slot_of(keys.size());
+  plan.cache->book.begin_chunk();
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const KeyCache::Lookup l = plan.cache->book.lookup(keys[k], key_bytes, me);
+    if (!l.ok) return {EngineError::device, "key cache full"};  // cannot happen: at most a quarter is pinned
+    for (unsigned j = 0; j < slots_.size(); ++j)
+      if ((l.streams >> j) & 1) plan.waits.push_back(l.fresh ? slots_[j].done : slots_[j].expanded);
+    if (l.fresh) {
+      plan.expand.push_back(keys[k]);
+      plan.expand_slot.push_back(l.slot);
+    }
+    slot_of[k] = l.slot;
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (key_of(i) != nullptr) plan.index[i] = slot_of[plan.index[i]];
+  std::sort(plan.waits.begin(), plan.waits.end());
+  plan.waits.erase(std::unique(plan.waits.begin(), plan.waits.end()), plan.waits.end());
+  return {};
 }
 
 // ---------------------------------------------------------------------------
@@ -355,10 +422,18 @@ EngineStatus DeviceWorker::keygen(const TaskParams& tp, const KeygenItem* items,
 EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t max_count, Status* results,
                                         size_t* taken) {
   const TaskParams& tp = s.tp;
+  // What the core checks before the arithmetic, in its order: ok for an item
+  // that goes to the device.
+  auto host_status = [&](const VerifyItem& it) {
+    if (!it.pk) return Status::bad_pk_length;
+    if (!it.mu && it.ctx_len > MAX_CONTEXT_BYTES) return Status::context_too_long;
+    if (!it.sig || it.sig_len != tp.sig_bytes) return Status::bad_sig_length;
+    return Status::ok;
+  };
   // M' bytes an item stages: 0 for mu items, rejected ones, and messages
   // whose mu the host computes.
   auto staged = [&](const VerifyItem& it) -> size_t {
-    if (it.mu || it.ctx_len > MAX_CONTEXT_BYTES) return 0;
+    if (it.mu || host_status(it) != Status::ok) return 0;
     const size_t m = 2 + it.ctx_len + it.msg_len;
     return m > arena_bytes_ / 8 ? 0 : m;
   };
@@ -372,7 +447,15 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
     arena_used += m;
   }
   *taken = count;
-  const VerifyLayout L(tp, count, arena_used);
+  KeyPlan plan;
+  if (EngineStatus st = plan_keys(s, verify_caches_, tp.pk_bytes, count,
+                                  [&](size_t i) { return host_status(items[i]) == Status::ok ? items[i].pk : nullptr; },
+                                  plan);
+      !st.ok())
+    return st;
+  const bool cached = plan.cache != nullptr;
+  const size_t nexpand = cached ? plan.expand.size() : 0;
+  const VerifyLayout L(tp, count, arena_used, cached ? nexpand : count, cached);
   s.busy = true;
   s.op = Op::verify;
   s.count = count;
@@ -387,26 +470,20 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
   uint32_t pos = 0;
   for (size_t i = 0; i < count; ++i) {
     std::memcpy(h + L.offsets + i * sizeof pos, &pos, sizeof pos);
-    const VerifyItem& it = items[i];
-    if (it.pk && (it.mu || it.ctx_len <= MAX_CONTEXT_BYTES) && it.sig && it.sig_len == tp.sig_bytes)
-      pos += static_cast<uint32_t>(staged(it));
+    pos += static_cast<uint32_t>(staged(items[i]));
   }
   std::memcpy(h + L.offsets + count * sizeof pos, &pos, sizeof pos);
-  each(count, [&](size_t first, size_t last) {
-  for (size_t i = first; i < last; ++i) {
-    const VerifyItem& it = items[i];
-    uint32_t at;
-    std::memcpy(&at, h + L.offsets + i * sizeof at, sizeof at);
-    modes[i] = kVerifySkip;
-    // What the core checks before the arithmetic, in its order.
-    if (!it.pk) {
-      results[i] = Status::bad_pk_length;
-    } else if (!it.mu && it.ctx_len > MAX_CONTEXT_BYTES) {
-      results[i] = Status::context_too_long;
-    } else if (!it.sig || it.sig_len != tp.sig_bytes) {
-      results[i] = Status::bad_sig_length;
-    } else {
-      std::memcpy(h + i * tp.pk_bytes, it.pk, tp.pk_bytes);
+  each(std::max(count, nexpand), [&](size_t first, size_t last) {
+    for (size_t k = first; k < std::min(last, nexpand); ++k)
+      std::memcpy(h + k * tp.pk_bytes, plan.expand[k], tp.pk_bytes);
+    for (size_t i = first; i < std::min(last, count); ++i) {
+      const VerifyItem& it = items[i];
+      modes[i] = kVerifySkip;
+      if (const Status st = host_status(it); st != Status::ok) {
+        results[i] = st;
+        continue;
+      }
+      if (!cached) std::memcpy(h + i * tp.pk_bytes, it.pk, tp.pk_bytes);
       std::memcpy(h + L.sigs + i * tp.sig_bytes, it.sig, tp.sig_bytes);
       uint8_t* mu = h + L.mus + i * MU_BYTES;
       const size_t m = staged(it);
@@ -425,6 +502,8 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
       } else {
         // M' = 0 || len(ctx) || ctx || msg  (FIPS 204 Algorithm 3 line 5)
         modes[i] = kVerifyMessage;
+        uint32_t at;
+        std::memcpy(&at, h + L.offsets + i * sizeof at, sizeof at);
         uint8_t* mp = h + L.arena + at;
         mp[0] = 0;
         mp[1] = static_cast<uint8_t>(it.ctx_len);
@@ -432,19 +511,31 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
         if (it.msg_len) std::memcpy(mp + 2 + it.ctx_len, it.msg, it.msg_len);
       }
     }
-  }
   });
+  if (cached) {
+    std::memcpy(h + L.index, plan.index.data(), count * sizeof(uint32_t));
+    if (nexpand) std::memcpy(h + L.slots, plan.expand_slot.data(), nexpand * sizeof(uint32_t));
+  }
 
   const size_t in_bytes = L.arena + pos;
   MLDSA_DEVICE_TRY("copy_to_device", device_.copy_to_device(s.stream, s.in.dev, h, in_bytes));
+  for (Event e : plan.waits) MLDSA_DEVICE_TRY("wait", device_.wait(s.stream, e));
   const uint8_t* d = s.in.dev;
+  if (nexpand > 0) {
+    const VerifyExpandChunk x{d, reinterpret_cast<const uint32_t*>(d + L.slots), plan.cache->arena,
+                              static_cast<uint32_t>(nexpand)};
+    MLDSA_DEVICE_TRY("launch_verify_expand", device_.launch_verify_expand(s.stream, tp, x));
+  }
+  MLDSA_DEVICE_TRY("record", device_.record(s.expanded, s.stream));
   const VerifyChunk c{d,
                       d + L.sigs,
                       d + L.mus,
                       d + L.modes,
                       reinterpret_cast<const uint32_t*>(d + L.offsets),
                       d + L.arena,
-                      s.out.dev};
+                      s.out.dev,
+                      cached ? plan.cache->arena : nullptr,
+                      cached ? reinterpret_cast<const uint32_t*>(d + L.index) : nullptr};
   MLDSA_DEVICE_TRY("launch_verify", device_.launch_verify(s.stream, tp, c, static_cast<uint32_t>(count)));
   MLDSA_DEVICE_TRY("copy_to_host", device_.copy_to_host(s.stream, s.out.host, s.out.dev, L.out_bytes));
   MLDSA_DEVICE_TRY("record", device_.record(s.done, s.stream));
@@ -464,46 +555,17 @@ EngineStatus DeviceWorker::verify(const TaskParams& tp, const VerifyItem* items,
 EngineStatus DeviceWorker::stage_sign(Slot& s, const SignItem* items, size_t count, uint8_t* sigs, Status* results,
                                       SignScheduling mode) {
   const TaskParams& tp = s.tp;
-  std::unordered_map<const uint8_t*, uint32_t> key_of;
-  std::vector<const uint8_t*> keys;
-  std::vector<uint32_t> index(count);
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count; ++i)
     if (!items[i].sk || !items[i].mu) return {EngineError::bad_argument, "sign: an item without sk or mu"};
-    auto [it, fresh] = key_of.try_emplace(items[i].sk, static_cast<uint32_t>(keys.size()));
-    if (fresh) keys.push_back(items[i].sk);
-    index[i] = it->second;
-  }
-  // Which keys to expand, and into which slot of xkeys: all of them into the
-  // chunk's scratch, or, with few distinct keys, the ones the cache lacks.
-  // Another stream's chunk still expanding a key this chunk finds cached, or
-  // still reading a slot this chunk evicts, is waited for on the device.
-  const unsigned me = static_cast<unsigned>(&s - slots_.data());
-  CachedKeys* cache = !caches_.empty() && keys.size() <= kCacheKeys / 4 && slots_.size() <= 64
-                          ? caches_[set_index(tp)].get()
-                          : nullptr;
-  std::vector<const uint8_t*> expand;
-  std::vector<uint32_t> expand_slot;
-  std::vector<Event> waits;
-  if (cache) {
-    std::vector<uint32_t> slot_of(keys.size());
-    cache->book.begin_chunk();
-    for (size_t k = 0; k < keys.size(); ++k) {
-      const KeyCache::Lookup l = cache->book.lookup(keys[k], tp.sk_bytes, me);
-      if (!l.ok) return {EngineError::device, "sign: key cache full"};  // cannot happen: at most a quarter is pinned
-      for (unsigned j = 0; j < slots_.size(); ++j)
-        if ((l.streams >> j) & 1) waits.push_back(l.fresh ? slots_[j].done : slots_[j].expanded);
-      if (l.fresh) {
-        expand.push_back(keys[k]);
-        expand_slot.push_back(l.slot);
-      }
-      slot_of[k] = l.slot;
-    }
-    for (uint32_t& i : index) i = slot_of[i];
-    std::sort(waits.begin(), waits.end());
-    waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
-  } else {
-    expand = keys;
-  }
+  KeyPlan plan;
+  if (EngineStatus st = plan_keys(s, sign_caches_, tp.sk_bytes, count, [&](size_t i) { return items[i].sk; }, plan);
+      !st.ok())
+    return st;
+  const CachedKeys* cache = plan.cache;
+  const std::vector<uint32_t>& index = plan.index;
+  const std::vector<const uint8_t*>& expand = plan.expand;
+  const std::vector<uint32_t>& expand_slot = plan.expand_slot;
+  const std::vector<Event>& waits = plan.waits;
   const size_t nexpand = expand.size();
   const SignLayout L(tp, count, nexpand, cache != nullptr);
   for (size_t i = 0; i < count; ++i)

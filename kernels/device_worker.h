@@ -71,6 +71,16 @@ class DeviceWorker {
     size_t scratch_secret = 0; // bytes at the start of scratch
   };
   struct CachedKeys;
+  // A chunk's keys: per item the slot of its expanded key (in the cache, or,
+  // without it, the chunk's own expansion of its distinct keys), the keys to
+  // expand and where, and the other streams' events to wait for.
+  struct KeyPlan {
+    CachedKeys* cache = nullptr;
+    std::vector<uint32_t> index;
+    std::vector<const uint8_t*> expand;
+    std::vector<uint32_t> expand_slot;  // with the cache
+    std::vector<Event> waits;
+  };
 
  private:
   DeviceWorker(Device& device, const EngineConfig& config, HostPool& pool);
@@ -87,6 +97,9 @@ class DeviceWorker {
   // fn(first, last) over [0, n): on the staging helpers for a big chunk.
   template <typename Fn>
   void each(size_t n, Fn fn);
+  template <typename KeyOf>
+  EngineStatus plan_keys(Slot& s, std::vector<std::unique_ptr<CachedKeys>>& caches, size_t key_bytes, size_t count,
+                         KeyOf key_of, KeyPlan& plan);
   EngineStatus stage_keygen(Slot& s, const KeygenItem* items, size_t count);
   EngineStatus stage_verify(Slot& s, const VerifyItem* items, size_t max_count, Status* results, size_t* taken);
   EngineStatus stage_sign(Slot& s, const SignItem* items, size_t count, uint8_t* sigs, Status* results,
@@ -96,7 +109,7 @@ class DeviceWorker {
   const EngineConfig config_;
   HostPool& pool_;
   std::vector<Slot> slots_;
-  std::vector<std::unique_ptr<CachedKeys>> caches_;  // by parameter set, when enabled
+  std::vector<std::unique_ptr<CachedKeys>> sign_caches_, verify_caches_;  // by parameter set, when enabled
   size_t arena_bytes_ = 0;  // verify: M' bytes one chunk can stage
   bool lost_ = false;
   std::string lost_reason_;

@@ -138,8 +138,10 @@ std::unique_ptr<Engine> Engine::create(std::shared_ptr<Platform> platform, const
   };
   if (!platform) return fail("no device platform");
   if (config.streams == 0 || config.streams > 64 || config.chunk_items == 0 || config.chunk_items > (size_t{1} << 20) ||
-      config.timeout.count() <= 0 || config.sign_attempt_limit == 0)
-    return fail("bad engine configuration (streams 1..64, chunk_items 1..1048576, a positive timeout and loop limit)");
+      config.timeout.count() <= 0 || config.sign_attempt_limit == 0 || config.key_cache_slots < 4 ||
+      config.key_cache_slots > 65536)
+    return fail("bad engine configuration (streams 1..64, chunk_items 1..1048576, key_cache_slots 4..65536, a "
+                "positive timeout and loop limit)");
   const int count = platform->device_count();
   if (count <= 0) return fail("no " + platform->name() + " device");
   std::vector<int> logical = config.devices;
@@ -270,9 +272,12 @@ bool engine_config_from_environment(EngineConfig& cfg, std::string* why) {
     if (!parse_number(v, 0, 64, t)) return bad("MLDSA_ACCEL_GPU_STAGING_THREADS", v, "a whole number in 0..64");
     cfg.staging_threads = static_cast<int>(t);
   }
-  if (const char* v = std::getenv("MLDSA_ACCEL_SIGN_KEY_CACHE"); v && *v) {
-    if (std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0) return bad("MLDSA_ACCEL_SIGN_KEY_CACHE", v, "0 or 1");
-    cfg.sign_key_cache = v[0] == '1';
+  for (auto [name, flag] : {std::pair{"MLDSA_ACCEL_SIGN_KEY_CACHE", &cfg.sign_key_cache},
+                            std::pair{"MLDSA_ACCEL_VERIFY_KEY_CACHE", &cfg.verify_key_cache}}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    if (std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0) return bad(name, v, "0 or 1");
+    *flag = v[0] == '1';
   }
   return true;
 }

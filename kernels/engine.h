@@ -18,7 +18,8 @@
 // few distinct keys. A chunk that does not finish within the timeout marks
 // its device lost: it is not used again (its memory is left, not freed, as
 // freeing would wait for the hung work).
-// Not yet here: the public-key cache (A^ and tr of recently seen public keys).
+// Public keys are cached the same way (A^, NTT(t1 * 2^d) and tr), so a chunk
+// with few distinct keys skips ExpandA.
 #pragma once
 
 #include <chrono>
@@ -62,7 +63,11 @@ struct EngineConfig {
   std::string split;           // MLDSA_ACCEL_GPU_SPLIT: each listed device k times
   std::chrono::milliseconds timeout{20000};  // MLDSA_ACCEL_GPU_TIMEOUT_MS: a chunk's limit
   uint32_t sign_attempt_limit = kSignAttemptLimit;  // FIPS 204's 814; tests lower it
-  bool sign_key_cache = true;  // MLDSA_ACCEL_SIGN_KEY_CACHE=0 turns the expanded-key cache off
+  bool sign_key_cache = true;    // MLDSA_ACCEL_SIGN_KEY_CACHE=0 turns the expanded private-key cache off
+  bool verify_key_cache = true;  // MLDSA_ACCEL_VERIFY_KEY_CACHE=0 turns the expanded public-key cache off
+  // Keys each cache holds per parameter set (4..65536); a chunk with at most a
+  // quarter of that many distinct keys goes through the cache.
+  uint32_t key_cache_slots = 256;
   // On creation each logical device signs, verifies and makes a key and the
   // engine compares the results with the core's: a device that computes
   // wrong answers is refused before it is given work.
@@ -76,8 +81,8 @@ struct EngineConfig {
 };
 
 // The MLDSA_ACCEL_GPUS, MLDSA_ACCEL_GPU_SPLIT, MLDSA_ACCEL_GPU_TIMEOUT_MS,
-// MLDSA_ACCEL_SIGN_KEY_CACHE and MLDSA_ACCEL_GPU_STAGING_THREADS settings over
-// cfg; false with *why on bad text.
+// MLDSA_ACCEL_SIGN_KEY_CACHE, MLDSA_ACCEL_VERIFY_KEY_CACHE and
+// MLDSA_ACCEL_GPU_STAGING_THREADS settings over cfg; false with *why on bad text.
 bool engine_config_from_environment(EngineConfig& cfg, std::string* why);
 
 class Engine {
@@ -112,8 +117,8 @@ class Engine {
   // byte-equal to the core's sign_mu for the same sk, mu and rnd. results[i]
   // ok, or sign_attempts_exhausted when no attempt below the loop limit was
   // accepted (the signature is then undefined). Memory that held
-  // keys, rnd or rho'' is zeroed after use. A chunk with at most 64 distinct
-  // keys takes them from the device's expanded-key cache (256 keys per
+  // keys, rnd or rho'' is zeroed after use. A chunk with few distinct keys
+  // takes them from the device's expanded-key cache (key_cache_slots per
   // parameter set, LRU, zeroed on eviction and when the engine ends); a chunk
   // with more expands its keys once for the chunk.
   EngineStatus sign(const Params& p, const SignItem* items, size_t n, uint8_t* sigs, Status* results,

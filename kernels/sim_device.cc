@@ -46,13 +46,14 @@ namespace {
 constexpr const char* kOpNames[kSimOps] = {
     "alloc_device", "alloc_pinned",     "create_stream",     "create_event",        "copy_to_device",
     "copy_to_host", "zero",             "record",            "wait",                "launch_keygen",
-    "launch_verify", "launch_sign_expand", "launch_sign_prepare", "launch_sign_loop", "synchronize",
+    "launch_verify", "launch_verify_expand", "launch_sign_expand", "launch_sign_prepare", "launch_sign_loop",
+    "synchronize",
 };
 
 constexpr uint8_t kPoison = 0xA5;
 
 // Index into SimSpeed::per_task and SimStats::tasks.
-enum Kernel : int { kKeygen = 0, kVerify, kExpand, kPrepare, kLoop };
+enum Kernel : int { kKeygen = 0, kVerify, kExpand, kPrepare, kLoop, kVerifyExpand };
 
 bool parse_u64(std::string_view s, uint64_t& v) {
   if (s.empty()) return false;
@@ -262,7 +263,8 @@ class SimPlatform::SimDevice final : public Device {
     if (!a.status.ok()) return a.status;
     if (!in_block(c.pks, size_t{n} * p.pk_bytes, false) || !in_block(c.sigs, size_t{n} * p.sig_bytes, false) ||
         !in_block(c.mus, size_t{n} * 64, false) || !in_block(c.modes, n, false) ||
-        !in_block(c.offsets, (size_t{n} + 1) * 4, false) || !in_block(c.results, n, false))
+        !in_block(c.offsets, (size_t{n} + 1) * 4, false) || !in_block(c.results, n, false) ||
+        (c.xpks && !in_block(c.key_index, size_t{n} * 4, false)))
       return fail(DeviceErrc::failed, "launch_verify: an array outside device memory");
     const bool broken = a.async_error, corrupt = a.corrupt;
     return enqueue(s, a, modelled_launch(kVerify, n), [=, this]() -> DeviceStatus {
@@ -272,9 +274,37 @@ class SimPlatform::SimDevice final : public Device {
       }
       if (c.offsets[n] > 0 && !in_block(c.arena, c.offsets[n], false))
         return {DeviceErrc::failed, name() + ": launch_verify: the message arena outside device memory"};
+      if (c.xpks)
+        for (uint32_t i = 0; i < n; ++i)
+          if (c.modes[i] != kVerifySkip &&
+              !in_block(c.xpks + size_t{c.key_index[i]} * verify_key_words(p), verify_key_words(p) * 4, false))
+            return {DeviceErrc::failed, name() + ": launch_verify: a task's expanded key outside device memory"};
       for (uint32_t i = 0; i < n; ++i) verify_thread(p, c, i);
       if (corrupt) c.results[0] ^= 1;  // accept <-> reject
       count_tasks(kVerify, n);
+      return {};
+    });
+  }
+
+  DeviceStatus launch_verify_expand(Stream s, const TaskParams& p, const VerifyExpandChunk& c) override {
+    const Admission a = admit(SimOp::launch_verify_expand);
+    if (!a.status.ok()) return a.status;
+    if (!in_block(c.pks, size_t{c.nkeys} * p.pk_bytes, false) || !in_block(c.slot, size_t{c.nkeys} * 4, false))
+      return fail(DeviceErrc::failed, "launch_verify_expand: an array outside device memory");
+    const bool broken = a.async_error, corrupt = a.corrupt;
+    return enqueue(s, a, modelled_launch(kVerifyExpand, c.nkeys), [=, this]() -> DeviceStatus {
+      const size_t words = verify_key_words(p);
+      for (uint32_t k = 0; k < c.nkeys; ++k) {
+        if (!in_block(c.xpks + size_t{c.slot[k]} * words, words * 4, false))
+          return {DeviceErrc::failed, name() + ": launch_verify_expand: a key slot outside device memory"};
+        if (broken)
+          std::memset(c.xpks + size_t{c.slot[k]} * words, kPoison, words * 4);
+        else
+          verify_expand_thread(p, c, k);
+      }
+      if (broken) return async_failure(SimOp::launch_verify_expand);
+      if (corrupt && c.nkeys > 0) c.xpks[size_t{c.slot[0]} * words + verify_key_a(p)] ^= 1;
+      count_tasks(kVerifyExpand, c.nkeys);
       return {};
     });
   }
@@ -702,6 +732,7 @@ bool parse_sim_speed(std::string_view text, SimSpeed& out, std::string* why) {
       if (key == "latency_us") s.launch_latency = std::chrono::microseconds(static_cast<int64_t>(v));
       else if (key == "keygen_ns") s.per_task[0] = ns;
       else if (key == "verify_ns") s.per_task[1] = ns;
+      else if (key == "vexpand_ns") s.per_task[5] = ns;
       else if (key == "expand_ns") s.per_task[2] = ns;
       else if (key == "prepare_ns") s.per_task[3] = ns;
       else if (key == "sign_ns") s.per_task[4] = ns;
@@ -709,7 +740,7 @@ bool parse_sim_speed(std::string_view text, SimSpeed& out, std::string* why) {
       else {
         if (why)
           *why = "MLDSA_ACCEL_SIM_SPEED: unknown key '" + std::string(key) +
-                 "' (latency_us, keygen_ns, verify_ns, expand_ns, prepare_ns, sign_ns, copy_gbps)";
+                 "' (latency_us, keygen_ns, verify_ns, vexpand_ns, expand_ns, prepare_ns, sign_ns, copy_gbps)";
         return false;
       }
     }

@@ -52,12 +52,13 @@ enum class SimOp : uint8_t {
   wait,
   launch_keygen,
   launch_verify,
+  launch_verify_expand,
   launch_sign_expand,
   launch_sign_prepare,
   launch_sign_loop,
   synchronize,
 };
-inline constexpr size_t kSimOps = 15;
+inline constexpr size_t kSimOps = 16;
 const char* sim_op_name(SimOp op);  // "launch_sign_loop"
 
 enum class SimFaultKind : uint8_t {
@@ -84,7 +85,8 @@ struct SimFault {
 
 struct SimSpeed {
   std::chrono::nanoseconds launch_latency{0};      // per kernel launch
-  std::chrono::nanoseconds per_task[5] = {};       // keygen, verify, sign_expand, sign_prepare, sign_loop (per task)
+  // Per task: keygen, verify, sign_expand, sign_prepare, sign_loop, verify_expand.
+  std::chrono::nanoseconds per_task[6] = {};
   double copy_bytes_per_second = 0;                // 0: copies take what memcpy takes
 };
 
@@ -97,8 +99,8 @@ struct SimConfig {
   std::vector<SimFault> faults;
 };
 
-// "latency_us=20,keygen_ns=80,verify_ns=80,sign_ns=300,expand_ns=100,prepare_ns=10,copy_gbps=25"
-// (any subset). False with *why on bad text.
+// "latency_us=20,keygen_ns=80,verify_ns=80,vexpand_ns=60,sign_ns=300,expand_ns=100,prepare_ns=10,
+// copy_gbps=25" (any subset). False with *why on bad text.
 bool parse_sim_speed(std::string_view text, SimSpeed& out, std::string* why);
 // Comma list of OP:N[:KIND] or OP:everyN[:KIND]; OP is a sim_op_name, KIND
 // error (default), async_error, out_of_memory, lost, hang or corrupt; a
@@ -112,7 +114,9 @@ bool sim_config_from_environment(SimConfig& out, bool* enabled, std::string* why
 // What a simulated device has seen, for tests.
 struct SimStats {
   uint64_t calls[kSimOps] = {};  // by SimOp
-  uint64_t tasks[5] = {};        // tasks run by each kernel (keygen, verify, expand, prepare, loop units' attempts)
+  // Tasks run by each kernel: keygen, verify, sign_expand, sign_prepare, the
+  // loop units' attempts, verify_expand (public keys expanded into the cache).
+  uint64_t tasks[6] = {};
   uint64_t live_device_bytes = 0, live_pinned_bytes = 0;
   uint64_t peak_device_bytes = 0;
   // The order of calls: the call index (over all kinds) of every launch of the

@@ -142,6 +142,9 @@ class CudaDevice final : public Device {
   DeviceStatus launch_verify(Stream s, const TaskParams& p, const VerifyChunk& c, uint32_t n) override {
     return call("launch verify", [&] { return cuda_launch_verify(p, c, n, raw(s)); });
   }
+  DeviceStatus launch_verify_expand(Stream s, const TaskParams& p, const VerifyExpandChunk& c) override {
+    return call("launch verify_expand", [&] { return cuda_launch_verify_expand(p, c, raw(s)); });
+  }
   DeviceStatus launch_sign_expand(Stream s, const TaskParams& p, const SignChunk& c) override {
     return call("launch sign_expand", [&] { return cuda_launch_sign_expand(p, c, raw(s)); });
   }

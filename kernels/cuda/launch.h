@@ -15,10 +15,12 @@ namespace mldsa::gpu {
 
 struct KeygenChunk;
 struct VerifyChunk;
+struct VerifyExpandChunk;
 struct SignChunk;
 
 cudaError_t cuda_launch_keygen(const TaskParams& p, const KeygenChunk& c, uint32_t n, cudaStream_t stream);
 cudaError_t cuda_launch_verify(const TaskParams& p, const VerifyChunk& c, uint32_t n, cudaStream_t stream);
+cudaError_t cuda_launch_verify_expand(const TaskParams& p, const VerifyExpandChunk& c, cudaStream_t stream);
 cudaError_t cuda_launch_sign_expand(const TaskParams& p, const SignChunk& c, cudaStream_t stream);
 cudaError_t cuda_launch_sign_prepare(const TaskParams& p, const SignChunk& c, const SignSchedule& s,
                                      cudaStream_t stream);

@@ -1,4 +1,5 @@
-// verify.cu - the Verify kernel: one thread per signature (kernels/task/chunk.h).
+// verify.cu - the Verify kernel (one thread per signature) and the public-key
+// expansion for the device's key cache (one thread per key); kernels/task/chunk.h.
 #include "kernels/cuda/launch.h"
 #include "kernels/task/chunk.h"
 
@@ -12,7 +13,18 @@ __global__ void __launch_bounds__(kThreads) verify_kernel(TaskParams p, VerifyCh
   if (i < n) verify_thread(p, c, i);
 }
 
+__global__ void __launch_bounds__(kThreads) verify_expand_kernel(TaskParams p, VerifyExpandChunk c) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < c.nkeys) verify_expand_thread(p, c, k);
+}
+
 }  // namespace
+
+cudaError_t cuda_launch_verify_expand(const TaskParams& p, const VerifyExpandChunk& c, cudaStream_t stream) {
+  if (c.nkeys == 0) return cudaSuccess;
+  verify_expand_kernel<<<(c.nkeys + kThreads - 1) / kThreads, kThreads, 0, stream>>>(p, c);
+  return cudaGetLastError();
+}
 
 cudaError_t cuda_launch_verify(const TaskParams& p, const VerifyChunk& c, uint32_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
@@ -21,9 +33,10 @@ cudaError_t cuda_launch_verify(const TaskParams& p, const VerifyChunk& c, uint32
 }
 
 cudaError_t cuda_verify_local_bytes(size_t* bytes) {
-  cudaFuncAttributes a{};
-  const cudaError_t e = cudaFuncGetAttributes(&a, verify_kernel);
-  if (e == cudaSuccess) *bytes = a.localSizeBytes;
+  cudaFuncAttributes a{}, b{};
+  cudaError_t e = cudaFuncGetAttributes(&a, verify_kernel);
+  if (e == cudaSuccess) e = cudaFuncGetAttributes(&b, verify_expand_kernel);
+  if (e == cudaSuccess) *bytes = a.localSizeBytes > b.localSizeBytes ? a.localSizeBytes : b.localSizeBytes;
   return e;
 }
 

@@ -32,13 +32,17 @@ MLDSA_HD inline void keygen_thread(const TaskParams& p, const KeygenChunk& c, ui
 inline constexpr uint8_t kVerifyMu = 0, kVerifyMessage = 1, kVerifySkip = 2;  // modes; results: verify.h
 
 struct VerifyChunk {
-  const uint8_t* pks;       // n * pk_bytes
+  const uint8_t* pks;       // n * pk_bytes; unused with xpks
   const uint8_t* sigs;      // n * sig_bytes
   const uint8_t* mus;       // n * 64, for mode kVerifyMu
   const uint8_t* modes;     // n; kVerifySkip: rejected on the host already
   const uint32_t* offsets;  // n + 1: M' of task i is arena[offsets[i], offsets[i+1])
   const uint8_t* arena;
   uint8_t* results;         // n
+  // The device's public-key cache: task i's key is expanded at slot
+  // key_index[i] of xpks (verify_key_words each). nullptr: keys from pks.
+  const int32_t* xpks;
+  const uint32_t* key_index;  // n
 };
 
 MLDSA_HD inline void verify_thread(const TaskParams& p, const VerifyChunk& c, uint32_t i) {
@@ -48,13 +52,32 @@ MLDSA_HD inline void verify_thread(const TaskParams& p, const VerifyChunk& c, ui
     return;
   }
   const uint8_t* pk = c.pks + size_t{i} * p.pk_bytes;
+  const int32_t* xpk = c.xpks ? c.xpks + size_t{c.key_index[i]} * verify_key_words(p) : nullptr;
   uint8_t mu[64];
   if (mode == kVerifyMessage) {
-    message_mu_task(p, pk, c.arena + c.offsets[i], c.offsets[i + 1] - c.offsets[i], mu);
+    const uint8_t* mprime = c.arena + c.offsets[i];
+    const size_t len = c.offsets[i + 1] - c.offsets[i];
+    if (xpk)
+      message_mu_from_tr(reinterpret_cast<const uint8_t*>(xpk), mprime, len, mu);
+    else
+      message_mu_task(p, pk, mprime, len, mu);
   } else {
     for (int b = 0; b < 64; ++b) mu[b] = c.mus[size_t{i} * 64 + b];
   }
-  c.results[i] = verify_task(p, pk, mu, c.sigs + size_t{i} * p.sig_bytes);
+  c.results[i] = verify_task(p, pk, xpk, mu, c.sigs + size_t{i} * p.sig_bytes);
+}
+
+// The public keys a verify chunk needs in the cache and lacks: key k (pk
+// bytes at pks + k * pk_bytes) expands into slot[k] of xpks. One thread per key.
+struct VerifyExpandChunk {
+  const uint8_t* pks;
+  const uint32_t* slot;
+  int32_t* xpks;
+  uint32_t nkeys;
+};
+
+MLDSA_HD inline void verify_expand_thread(const TaskParams& p, const VerifyExpandChunk& c, uint32_t k) {
+  verify_expand_key(p, c.pks + size_t{k} * p.pk_bytes, c.xpks + size_t{c.slot[k]} * verify_key_words(p));
 }
 
 // ---------------------------------------------------------------------------

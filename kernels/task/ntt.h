@@ -86,4 +86,16 @@ MLDSA_HD MLDSA_NOINLINE inline void invntt_tomont(int32_t a[kN]) {
   for (int j = 0; j < kN; ++j) a[j] = mont_mul(kInvNMont, a[j]);
 }
 
+// R mod q: the Montgomery form of 1. mont_mul(x, kMontOne) == x mod q.
+inline constexpr int32_t kMontOne = static_cast<int32_t>((uint64_t{1} << 32) % kQ);
+
+// out = reduce32(sum_j a[j] o b[j] * 2^-32), as the core's pointwise_acc.
+MLDSA_HD inline void pointwise_acc(int32_t out[kN], const int32_t* a, const int32_t* b, uint32_t terms) {
+  for (int c = 0; c < kN; ++c) {
+    int32_t s = 0;
+    for (uint32_t j = 0; j < terms; ++j) s += mont_mul(a[j * kN + c], b[j * kN + c]);
+    out[c] = reduce32(s);
+  }
+}
+
 }  // namespace mldsa::gpu

@@ -38,6 +38,17 @@ MLDSA_HD inline void expand_a_mul_acc(int32_t acc[kN], const uint8_t rho[32], un
   }
 }
 
+// ExpandA (Algorithm 32) stored: A^ (k*l polynomials, row-major) for the
+// tasks that keep it (an expanded signing or public key). The sampler
+// multiplies each entry into a product as it comes out; multiplying by the
+// Montgomery one stores the entry itself (mod q, |a| < q).
+MLDSA_HD inline void expand_a(const TaskParams& p, const uint8_t rho[32], int32_t* a) {
+  int32_t one[kN];
+  for (int c = 0; c < kN; ++c) one[c] = kMontOne;
+  for (uint32_t i = 0; i < p.k; ++i)
+    for (uint32_t j = 0; j < p.l; ++j) expand_a_mul_acc(a + (i * p.l + j) * kN, rho, i, j, one, false);
+}
+
 // RejBoundedPoly(rho' || nonce) (Algorithms 31 and 33): coefficients in
 // [-eta, eta]. Whether a candidate is rejected depends on the secret stream;
 // as in the core, only that accept bit steers control flow.

@@ -30,9 +30,6 @@ MLDSA_HD inline uint32_t sign_key_t0(const TaskParams& p) { return 8 + kN * (p.l
 MLDSA_HD inline uint32_t sign_key_a(const TaskParams& p) { return 8 + kN * (p.l + 2 * p.k); }
 MLDSA_HD inline uint32_t sign_key_words(const TaskParams& p) { return 8 + kN * (p.l + 2 * p.k + p.k * p.l); }
 
-// R mod q: the Montgomery form of 1. mont_mul(x, kMontOne) == x mod q.
-inline constexpr int32_t kMontOne = static_cast<int32_t>((uint64_t{1} << 32) % kQ);
-
 // Expands sk (skEncode bytes of a key the core accepted, PrivateKey::encoded())
 // into key (sign_key_words(p) words). key holds secrets: the caller wipes it.
 MLDSA_HD inline void sign_expand_key(const TaskParams& p, const uint8_t* sk, int32_t* key) {
@@ -56,13 +53,7 @@ MLDSA_HD inline void sign_expand_key(const TaskParams& p, const uint8_t* sk, int
     unpack_bits(t0 + i * kN, q, kD, 1 << (kD - 1), true);
     ntt(t0 + i * kN);
   }
-  // A^[i][j]: the sampler multiplies each entry into a product as it comes out;
-  // multiplying by the Montgomery one stores the entry itself (mod q, |a| < q).
-  int32_t one[kN];
-  for (int c = 0; c < kN; ++c) one[c] = kMontOne;
-  int32_t* a = key + sign_key_a(p);
-  for (uint32_t i = 0; i < p.k; ++i)
-    for (uint32_t j = 0; j < p.l; ++j) expand_a_mul_acc(a + (i * p.l + j) * kN, rho, i, j, one, false);
+  expand_a(p, rho, key + sign_key_a(p));
 }
 
 // rho'' = H(K || rnd || mu, 64) with K from the expanded key.
@@ -75,15 +66,6 @@ MLDSA_HD inline void sign_rhopp(const int32_t* key, const uint8_t rnd[32], const
   sponge_finalize(sp);
   sponge_squeeze(sp, rhopp, 64);
   wipe_words(sp.s, sizeof sp.s);
-}
-
-// out = reduce32(sum_j a[j] o b[j] * 2^-32), as the core's pointwise_acc.
-MLDSA_HD inline void pointwise_acc(int32_t out[kN], const int32_t* a, const int32_t* b, uint32_t terms) {
-  for (int c = 0; c < kN; ++c) {
-    int32_t s = 0;
-    for (uint32_t j = 0; j < terms; ++j) s += mont_mul(a[j * kN + c], b[j * kN + c]);
-    out[c] = reduce32(s);
-  }
 }
 
 // All-ones if some |a_c| >= bound (a reduced), without a branch on a_c.

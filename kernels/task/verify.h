@@ -2,11 +2,11 @@
 // core's verify_mu) as one thread's task, and mu = H(H(pk) || M') for the
 // tasks whose message travels to the device.
 //
-// Like keygen_task it streams: A^ is sampled into A^ o z^ as it is generated,
-// t1 is unpacked row by row, and w1 is absorbed into the sponge for c~' row by
-// row, so a task needs about (l + 3) KiB of local memory. The expanded-key
-// cache (A^ and tr kept in device memory per public key) is the next step for
-// one key and many messages.
+// Two ways to a public key's A^, NTT(t1 * 2^d) and tr: from its encoding,
+// streaming (A^ is sampled into A^ o z^ as it is generated, t1 unpacked row by
+// row; a task needs about (l + 3) KiB of local memory), or from an expanded
+// public key (verify_expand_key, kept in the device's public-key cache, so a
+// key verified many times skips ExpandA, 80 of ML-DSA-44's 88 permutations).
 #pragma once
 
 #include "kernels/task/packing.h"
@@ -24,11 +24,9 @@ inline Status verify_result_status(uint8_t code) {
                                                                          : Status::verify_failed;
 }
 
-// mu = H(tr || M', 64) with tr = H(pk, 64)  (Algorithm 8 lines 6-7).
-MLDSA_HD inline void message_mu_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mprime, size_t mprime_len,
-                                     uint8_t mu[64]) {
-  uint8_t tr[64];
-  shake256(tr, 64, pk, p.pk_bytes);
+// mu = H(tr || M', 64)  (Algorithm 8 line 7).
+MLDSA_HD inline void message_mu_from_tr(const uint8_t tr[64], const uint8_t* mprime, size_t mprime_len,
+                                        uint8_t mu[64]) {
   Sponge sp;
   sponge_init(sp, kShake256Rate);
   sponge_absorb(sp, tr, 64);
@@ -37,10 +35,39 @@ MLDSA_HD inline void message_mu_task(const TaskParams& p, const uint8_t* pk, con
   sponge_squeeze(sp, mu, 64);
 }
 
+// The same with tr = H(pk, 64)  (line 6).
+MLDSA_HD inline void message_mu_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mprime, size_t mprime_len,
+                                     uint8_t mu[64]) {
+  uint8_t tr[64];
+  shake256(tr, 64, pk, p.pk_bytes);
+  message_mu_from_tr(tr, mprime, mprime_len, mu);
+}
+
+// Layout of an expanded public key, in 32-bit words: tr (16 words, bytes),
+// then NTT(t1 * 2^d) (k polys) and A^ (k*l, row-major), in NTT form.
+MLDSA_HD inline uint32_t verify_key_t1(const TaskParams&) { return 16; }
+MLDSA_HD inline uint32_t verify_key_a(const TaskParams& p) { return 16 + kN * p.k; }
+MLDSA_HD inline uint32_t verify_key_words(const TaskParams& p) { return 16 + kN * (p.k + p.k * p.l); }
+
+// pk (p.pk_bytes) into xpk (verify_key_words(p) words). All of it is public.
+MLDSA_HD inline void verify_expand_key(const TaskParams& p, const uint8_t* pk, int32_t* xpk) {
+  shake256(reinterpret_cast<uint8_t*>(xpk), 64, pk, p.pk_bytes);  // tr
+  int32_t* t1 = xpk + verify_key_t1(p);
+  for (uint32_t i = 0; i < p.k; ++i) {
+    unpack_bits(t1 + i * kN, pk + 32 + i * kT1Bytes, 10, 0, false);
+    for (int c = 0; c < kN; ++c) t1[i * kN + c] <<= kD;
+    ntt(t1 + i * kN);
+  }
+  expand_a(p, pk, xpk + verify_key_a(p));
+}
+
 // kVerifyOk iff sig (p.sig_bytes) is a valid signature of mu (64 bytes) under
-// pk (p.pk_bytes). Accepts and rejects exactly as mldsa::verify_mu does, with
-// its reason: kVerifyMalformedHint where sigDecode fails, else kVerifyFailed.
-MLDSA_HD inline uint8_t verify_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mu, const uint8_t* sig) {
+// the public key: pk (p.pk_bytes), or, when xpk is set, its expanded form
+// (verify_expand_key; pk is then not read). Accepts and rejects exactly as
+// mldsa::verify_mu does, with its reason: kVerifyMalformedHint where sigDecode
+// fails, else kVerifyFailed.
+MLDSA_HD inline uint8_t verify_task(const TaskParams& p, const uint8_t* pk, const int32_t* xpk, const uint8_t* mu,
+                                    const uint8_t* sig) {
   const uint8_t* ctilde = sig;
   const uint8_t* zbytes = sig + p.ctilde_bytes;
   const uint8_t* hint = zbytes + p.l * z_poly_bytes(p);
@@ -68,16 +95,21 @@ MLDSA_HD inline uint8_t verify_task(const TaskParams& p, const uint8_t* pk, cons
   sponge_init(hc, kShake256Rate);
   sponge_absorb(hc, mu, 64);
 
-  const uint8_t* rho = pk;
   int32_t w[kN], ct1[kN];
   uint8_t w1enc[32 * 6];
   for (uint32_t i = 0; i < p.k; ++i) {
     // w'_approx_i = NTT^-1(sum_j A^[i][j] o z^[j] - c^ o NTT(t1_i * 2^d))  (line 10)
-    for (uint32_t j = 0; j < p.l; ++j) expand_a_mul_acc(w, rho, i, j, z_hat[j], j > 0);
-    unpack_bits(ct1, pk + 32 + i * kT1Bytes, 10, 0, false);
-    for (int c = 0; c < kN; ++c) ct1[c] <<= kD;
-    ntt(ct1);
-    for (int c = 0; c < kN; ++c) w[c] = reduce32(w[c]) - reduce32(mont_mul(c_hat[c], ct1[c]));
+    const int32_t* t1_hat = ct1;
+    if (xpk) {
+      pointwise_acc(w, xpk + verify_key_a(p) + i * p.l * kN, &z_hat[0][0], p.l);
+      t1_hat = xpk + verify_key_t1(p) + i * kN;
+    } else {
+      for (uint32_t j = 0; j < p.l; ++j) expand_a_mul_acc(w, pk, i, j, z_hat[j], j > 0);
+      unpack_bits(ct1, pk + 32 + i * kT1Bytes, 10, 0, false);
+      for (int c = 0; c < kN; ++c) ct1[c] <<= kD;
+      ntt(ct1);
+    }
+    for (int c = 0; c < kN; ++c) w[c] = reduce32(w[c]) - reduce32(mont_mul(c_hat[c], t1_hat[c]));
     for (int c = 0; c < kN; ++c) w[c] = reduce32(w[c]);
     invntt_tomont(w);
 

@@ -76,10 +76,14 @@ class EngineTest : public ::testing::TestWithParam<Target> {
     }
     engine_ = make(base_config());
     ASSERT_NE(engine_, nullptr) << why_;
-    // Tiny chunks: small batches still rotate through every stream and chunk boundary.
+    // Tiny chunks: small batches still rotate through every stream and chunk
+    // boundary; and no key caches, so every test runs both ways (a chunk with
+    // few keys takes them from the caches on engine_).
     EngineConfig small = base_config();
     small.streams = 3;
     small.chunk_items = 7;
+    small.sign_key_cache = false;
+    small.verify_key_cache = false;
     small_ = make(small);
     ASSERT_NE(small_, nullptr) << why_;
   }
@@ -508,7 +512,12 @@ TEST_P(EngineTest, KeyCacheHitsAndEvictionsStayExact) {
   split.chunk_items = 50;
   std::unique_ptr<Engine> two_logical = make(split);
   ASSERT_NE(two_logical, nullptr) << why_;
-  for (Engine* e : {small_.get(), two_logical.get()}) {
+  EngineConfig cached_small = base_config();
+  cached_small.streams = 3;
+  cached_small.chunk_items = 7;
+  std::unique_ptr<Engine> cached = make(cached_small);
+  ASSERT_NE(cached, nullptr) << why_;
+  for (Engine* e : {cached.get(), two_logical.get()}) {
     Bytes sigs(n * p.sig_bytes);
     std::vector<Status> st(n);
     ASSERT_TRUE(e->sign(p, items.data(), n, sigs.data(), st.data()).ok());

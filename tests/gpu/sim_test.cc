@@ -355,6 +355,7 @@ EngineConfig small_config() {
   c.chunk_items = 5;
   c.self_test = false;  // the faults count calls from the first batch on
   c.timeout = 120s;     // no chunk is that slow, even under ThreadSanitizer; the hang tests set their own
+  c.key_cache_slots = 16;  // small caches: the tests scan all device memory for secrets
   return c;
 }
 
@@ -365,7 +366,7 @@ EngineConfig small_config() {
 TEST(EngineFaults, EveryFaultFailsItsBatchCleanly) {
   const Work work(ParamSet::ML_DSA_44, 12, 1);
   const SimOp ops[] = {SimOp::copy_to_device, SimOp::copy_to_host, SimOp::zero, SimOp::record, SimOp::wait,
-                       SimOp::launch_keygen, SimOp::launch_verify, SimOp::launch_sign_expand,
+                       SimOp::launch_keygen, SimOp::launch_verify, SimOp::launch_verify_expand, SimOp::launch_sign_expand,
                        SimOp::launch_sign_prepare, SimOp::launch_sign_loop, SimOp::synchronize};
 #if defined(__SANITIZE_THREAD__)
   // ThreadSanitizer runs this some 20 times slower: one position per fault,
@@ -388,7 +389,7 @@ TEST(EngineFaults, EveryFaultFailsItsBatchCleanly) {
         work.watch(*sim);
         for (bool cache : {false, true}) {
           EngineConfig ec = small_config();
-          ec.sign_key_cache = cache;
+          ec.sign_key_cache = ec.verify_key_cache = cache;
           std::string why;
           std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
           ASSERT_NE(e, nullptr) << what << ": " << why;
@@ -401,9 +402,9 @@ TEST(EngineFaults, EveryFaultFailsItsBatchCleanly) {
                                       << " secret(s) left, first: " << left[0];
           };
           const std::vector<std::string> failed = work.run(*e, no_secrets_left);
-          // The fault's call comes up in the first pass (cache off) or, for
-          // wait, only with the cache on.
-          if (!cache && op != SimOp::wait) {
+          // The fault's call comes up in the first pass (caches off) or, for
+          // wait and the public-key expansion, only with the caches on.
+          if (!cache && op != SimOp::wait && op != SimOp::launch_verify_expand) {
             EXPECT_FALSE(failed.empty()) << what << ": the fault was never hit";
           }
           for (const std::string& m : failed)
@@ -429,7 +430,7 @@ TEST(EngineFaults, CachedKeysLiveOnlyInTheCacheAndAreWipedAtTheEnd) {
   std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
   ASSERT_NE(e, nullptr) << why;
   EXPECT_TRUE(work.run(*e).empty());
-  const size_t cache_block = 256 * gpu::sign_key_words(gpu::task_params(work.p)) * sizeof(int32_t);
+  const size_t cache_block = ec.key_cache_slots * gpu::sign_key_words(gpu::task_params(work.p)) * sizeof(int32_t);
   const std::vector<std::string> found = sim->find_secrets();
   EXPECT_FALSE(found.empty()) << "the two keys are cached";
   for (const std::string& f : found)
@@ -619,6 +620,74 @@ TEST(EngineFaults, ChunksSharingAKeyWaitOnTheDevice) {
   EXPECT_LT(s.sign_loop_calls.back(), s.synchronize_calls.front());
   EXPECT_EQ(s.calls[op_index(SimOp::wait)], 3u) << "chunks 2-4 wait for chunk 1's expansion";
   EXPECT_EQ(s.tasks[2], 1u) << "the one key is expanded once";
+}
+
+// Issue 13's public-key cache: chunks with few distinct public keys take
+// A^, NTT(t1) and tr from the device (expanded once, then hit), more keys than
+// slots evict, each parameter set has its own cache, message items take tr
+// from it, and two logical devices use theirs at once; every verdict the core's.
+TEST(EngineFaults, PublicKeyCacheHitsEvictsAndStaysExact) {
+  auto sim = gpu::make_sim_platform({});
+  EngineConfig ec = small_config();  // 16 slots: chunks of at most 4 keys use the cache
+  ec.chunk_items = 6;
+  ec.streams = 3;
+  ec.devices = {0, 0};
+  std::string why;
+  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  constexpr size_t kKeys = 40, kItems = 240;
+  uint64_t items_verified = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (ParamSet set : kAllParamSets) {
+      const Params& p = params(set);
+      std::vector<std::unique_ptr<PrivateKey>> keys;
+      for (size_t k = 0; k < kKeys; ++k) keys.push_back(key_from_tag(p, static_cast<uint8_t>(k)));
+      std::vector<Bytes> msgs(kItems), sigs(kItems);
+      std::vector<gpu::VerifyItem> items(kItems);
+      std::vector<Status> want(kItems);
+      for (size_t i = 0; i < kItems; ++i) {
+        const PrivateKey& key = *keys[(i / 3) % kKeys];  // two keys per chunk of six
+        msgs[i].assign(20 + i % 7, static_cast<uint8_t>(i));
+        sigs[i].resize(p.sig_bytes);
+        ASSERT_EQ(sign(key, msgs[i], {}, nullptr, sigs[i].data()), Status::ok);
+        if (i % 5 == 0) sigs[i][i % p.sig_bytes] ^= 1;
+        items[i] = {key.public_key().encoded().data(), sigs[i].data(), p.sig_bytes, nullptr, msgs[i].data(),
+                    msgs[i].size(), nullptr, 0};
+        want[i] = verify(key.public_key(), msgs[i], {}, sigs[i]);
+      }
+      std::vector<Status> got(kItems, Status::internal_error);
+      ASSERT_TRUE(e->verify(p, items.data(), kItems, got.data()).ok());
+      EXPECT_EQ(got, want) << p.name << " round " << round;
+      items_verified += kItems;
+    }
+  }
+  const gpu::SimStats st = sim->stats(0);
+  EXPECT_EQ(st.tasks[1], items_verified);
+  EXPECT_LT(st.tasks[5], items_verified / 2) << "keys were hit, not expanded for every item";
+  EXPECT_GT(st.tasks[5], 2u * 3 * 16) << "40 keys per set through 16 slots: evicted and expanded again";
+  e.reset();
+  EXPECT_TRUE(sim->freed_with_secrets().empty());
+}
+
+// The same waits as for signing keys: chunks that find a public key another
+// stream is still expanding (a modelled 30 ms per key) wait for it on the device.
+TEST(EngineFaults, ChunksSharingAPublicKeyWaitOnTheDevice) {
+  const Work work(ParamSet::ML_DSA_87, 16, 1);
+  SimConfig sc;
+  sc.speed.per_task[5] = 30ms;  // verify_expand
+  auto sim = gpu::make_sim_platform(sc);
+  EngineConfig ec = small_config();
+  ec.streams = 4;
+  ec.chunk_items = 4;
+  std::string why;
+  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  std::vector<Status> st(work.n(), Status::internal_error);
+  ASSERT_TRUE(e->verify(work.p, work.verify_items.data(), work.n(), st.data()).ok());
+  EXPECT_EQ(st, work.verify_want);
+  const gpu::SimStats s = sim->stats(0);
+  EXPECT_EQ(s.calls[op_index(SimOp::wait)], 3u) << "chunks 2-4 wait for chunk 1's expansion";
+  EXPECT_EQ(s.tasks[5], 1u) << "the one public key is expanded once";
 }
 
 // Review finding 3: the device's rejection loop stops at the loop limit as

@@ -50,12 +50,19 @@ Bytes mu_of(const PublicKey& pub, const Bytes& mprime) {
   return mu;
 }
 
-// The task's verdict and the core's must agree, reason included; returns
-// whether the task accepted.
+// The task's verdict and the core's must agree, reason included, from the
+// encoded key and from its expanded form (the device's public-key cache);
+// returns whether the task accepted.
 bool check_verify(const PublicKey& pub, const Bytes& mu, const Bytes& sig, const std::string& what) {
   const gpu::TaskParams tp = gpu::task_params(pub.params());
-  const Status task = gpu::verify_result_status(gpu::verify_task(tp, pub.encoded().data(), mu.data(), sig.data()));
-  EXPECT_EQ(task, verify_mu(pub, mu, sig)) << what;
+  const Status core = verify_mu(pub, mu, sig);
+  const Status task = gpu::verify_result_status(gpu::verify_task(tp, pub.encoded().data(), nullptr, mu.data(), sig.data()));
+  EXPECT_EQ(task, core) << what;
+  std::vector<int32_t> xpk(gpu::verify_key_words(tp));
+  gpu::verify_expand_key(tp, pub.encoded().data(), xpk.data());
+  EXPECT_TRUE(std::equal(pub.tr(), pub.tr() + TR_BYTES, reinterpret_cast<const uint8_t*>(xpk.data()))) << what;
+  const Status expanded = gpu::verify_result_status(gpu::verify_task(tp, nullptr, xpk.data(), mu.data(), sig.data()));
+  EXPECT_EQ(expanded, core) << what << " (expanded key)";
   return task == Status::ok;
 }
 
