@@ -11,9 +11,9 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
-#include "cpu/avx2/keccak_lanes.h"
+#include "cpu/avx2/lanes4.h"
 #include "cpu/avx2/poly8.h"
-#include "cpu/avx2/sampling_lanes.h"
+#include "cpu/avx512/lanes8.h"
 #include "cpu/avx512/ntt16.h"
 #include "cpu/avx512/packing16.h"
 #include "cpu/avx512/rounding16.h"
@@ -21,7 +21,9 @@
 #include "cpu/avx512/sampling16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
+#include "cpu/keccak_lanes.h"
 #include "cpu/packing.h"
+#include "cpu/sampling_lanes.h"
 
 namespace mldsa {
 namespace {
@@ -42,6 +44,8 @@ struct Ymm4Ops {
     return _mm256_ternarylogic_epi64(_mm256_ternarylogic_epi64(a, b, c, kXor3), d, e, kXor3);
   }
   static V chi(V a, V b, V c) { return _mm256_ternarylogic_epi64(a, b, c, kChi); }
+  static void transpose(V r[4]) { lanes4::transpose(r); }
+  static void store_lanes(uint8_t* p, V v, unsigned m) { lanes4::store(p, v, m); }
   template <unsigned R>
   static V rol(V v) {
     if constexpr (R == 0)
@@ -63,6 +67,8 @@ struct Zmm8Ops {
     return _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(a, b, c, kXor3), d, e, kXor3);
   }
   static V chi(V a, V b, V c) { return _mm512_ternarylogic_epi64(a, b, c, kChi); }
+  static void transpose(V r[8]) { lanes8::transpose(r); }
+  static void store_lanes(uint8_t* p, V v, unsigned m) { lanes8::store(p, v, m); }
   template <unsigned R>
   static V rol(V v) {
     if constexpr (R == 0)
