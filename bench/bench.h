@@ -16,16 +16,19 @@ inline constexpr size_t MSG_BYTES = 32;  // a digest-sized message, as in the pr
 // Time-stamp counter ticks. On current x86 the TSC runs at a fixed reference
 // rate, so with turbo or frequency scaling this is "reference cycles", not
 // core clock cycles; still a steadier unit than ns on a shared machine.
-inline uint64_t ticks() {
+// Elsewhere (AArch64's generic timer counts at a fixed rate unrelated to the
+// core clock) there is no such counter: no "cycles" column, time only.
 #if defined(__x86_64__) || defined(__i386__)
-  return __builtin_ia32_rdtsc();
+inline constexpr bool kHaveTicks = true;
+inline uint64_t ticks() { return __builtin_ia32_rdtsc(); }
 #else
-  return 0;
+inline constexpr bool kHaveTicks = false;
+inline uint64_t ticks() { return 0; }
 #endif
-}
 
 // Reports TSC ticks per iteration as the "cycles" counter.
 inline void report_cycles(benchmark::State& state, uint64_t start, uint64_t end) {
+  if (!kHaveTicks) return;
   state.counters["cycles"] =
       benchmark::Counter(static_cast<double>(end - start), benchmark::Counter::kAvgIterations);
 }

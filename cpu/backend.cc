@@ -12,6 +12,11 @@
 #include "cpu/rounding.h"
 #include "cpu/sampling.h"
 
+#if defined(MLDSA_HAVE_NEON) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 namespace mldsa {
 namespace {
 void decompose_w1_ref(Poly* a1, Poly* a0, uint8_t* w1enc, const Poly* a, int32_t gamma2) {
@@ -64,6 +69,10 @@ const Backend* const kBackends[] = {
 #ifdef MLDSA_HAVE_AVX2
     &kAvx2Backend,
 #endif
+#ifdef MLDSA_HAVE_NEON
+    &kNeonSha3Backend,
+    &kNeonBackend,
+#endif
     &kRefBackend,
 };
 
@@ -84,6 +93,18 @@ bool cpu_supports(const Backend& b) {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
   }
 #endif
+#ifdef MLDSA_HAVE_NEON
+  // AArch64 Linux reports Advanced SIMD and the SHA-3 extension in AT_HWCAP
+  // (elsewhere Advanced SIMD, part of the AArch64 base, is taken as given).
+#ifdef __linux__
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  const bool asimd = hwcap & HWCAP_ASIMD, sha3 = hwcap & HWCAP_SHA3;
+#else
+  const bool asimd = true, sha3 = false;
+#endif
+  if (&b == &kNeonSha3Backend) return asimd && sha3;
+  if (&b == &kNeonBackend) return asimd;
+#endif
   return &b == &kRefBackend;
 }
 
@@ -93,8 +114,8 @@ const Backend* find(std::string_view name) {
       if (cpu_supports(*b)) return b;
     return &kRefBackend;
   }
-  for (const Backend* b : kBackends)
-    if (name == b->name) return cpu_supports(*b) ? b : nullptr;
+  for (const Backend* b : kBackends)  // the first of that name this CPU runs
+    if (name == b->name && cpu_supports(*b)) return b;
   return nullptr;
 }
 

@@ -1,6 +1,6 @@
 // backend.h - the seam between the FIPS 204 algorithms and the hot kernels.
 //
-// Each backend (ref here, cpu/avx2/, cpu/avx512/) fills one table. All
+// Each backend (ref here, cpu/avx2/, cpu/avx512/, cpu/neon/) fills one table. All
 // backends must give bit-identical results: coefficient order and ranges
 // below are part of the contract. Polynomials in the NTT domain are in the
 // standard bit-reversed order of FIPS 204 Algorithm 41.
@@ -95,5 +95,9 @@ extern const Backend kRefBackend;
 // x86-64 vector backends (cpu/avx2/, cpu/avx512/), when compiled in.
 extern const Backend kAvx2Backend;
 extern const Backend kAvx512Backend;
+// The AArch64 NEON backend (cpu/neon/), when compiled in: plain, and with the
+// SHA-3 extension's Keccak (both named "neon").
+extern const Backend kNeonBackend;
+extern const Backend kNeonSha3Backend;
 
 }  // namespace mldsa

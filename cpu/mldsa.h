@@ -193,7 +193,7 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
 // ---------------------------------------------------------------------------
 // Backends (cpu/backend.h holds the kernel table).
 
-// Name of the backend in use: "ref", "avx2" or "avx512".
+// Name of the backend in use: "ref", "avx2", "avx512" or "neon".
 const char* backend_name();
 // Forces a backend by name ("auto" picks the best the CPU supports). Returns
 // false if the name is unknown or the CPU lacks it. Not thread-safe against

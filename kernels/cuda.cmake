@@ -4,7 +4,7 @@
 # it (tests/gpu, bench). Sets MLDSA_ACCEL_HAVE_CUDA.
 #   AUTO (default): on when a CUDA compiler is found, except in the sanitizer
 #                   and constant-time builds (ASan and valgrind do not mix
-#                   with the CUDA runtime).
+#                   with the CUDA runtime) and on AArch64 (untested there).
 #   ON:             a CUDA compiler is required.
 #   OFF:            no CUDA; kernels/task/ is still built and tested on the CPU.
 # CMAKE_CUDA_COMPILER defaults to /usr/local/cuda/bin/nvcc when that exists,
@@ -20,6 +20,8 @@ endif()
 
 if(_mldsa_cuda STREQUAL "AUTO" AND (MLDSA_ACCEL_SANITIZE OR MLDSA_ACCEL_CT_TESTING))
   message(STATUS "CUDA engine: off in the sanitizer / constant-time build (MLDSA_ACCEL_CUDA=ON forces it)")
+elseif(_mldsa_cuda STREQUAL "AUTO" AND CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64|ARM64")
+  message(STATUS "CUDA engine: off on AArch64, where it is untested (MLDSA_ACCEL_CUDA=ON forces it)")
 elseif(NOT _mldsa_cuda STREQUAL "OFF")
   if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc CACHE FILEPATH "CUDA compiler")

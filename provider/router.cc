@@ -104,8 +104,8 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
     return true;
   }
   if (key == CONFIG_CPU_BACKEND) {
-    if (v != "auto" && v != "avx512" && v != "avx2" && v != "ref") {
-      *error = std::string(key) + ": '" + std::string(value) + "' is not auto, avx512, avx2 or ref";
+    if (v != "auto" && v != "avx512" && v != "avx2" && v != "neon" && v != "ref") {
+      *error = std::string(key) + ": '" + std::string(value) + "' is not auto, avx512, avx2, neon or ref";
       return false;
     }
     cfg.cpu_backend = v;

@@ -34,7 +34,7 @@ enum class GpuMode { automatic, on, off };
 //   gpu_idle_flush_us     0..10000000      MLDSA_ACCEL_GPU_IDLE_FLUSH_US
 //   gpu_queue_depth       1..16777216      MLDSA_ACCEL_GPU_QUEUE_DEPTH
 //   gpu_error_cooldown_ms 0..3600000       MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS
-//   cpu_backend           auto|avx512|avx2|ref   MLDSA_ACCEL_CPU_BACKEND
+//   cpu_backend           auto|avx512|avx2|neon|ref   MLDSA_ACCEL_CPU_BACKEND
 // Test hooks, environment only: MLDSA_ACCEL_TEST_EXECUTOR=cpu (the core on
 // the dispatcher thread stands in for the GPU), MLDSA_ACCEL_TEST_FAIL_EVERY=k.
 struct RouterConfig {

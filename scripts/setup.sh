@@ -4,6 +4,10 @@
 # As root, installs the missing ones with apt-get (running apt-get update
 # first). Otherwise prints the missing ones and the command to install them,
 # and exits 1. Sourced or run by demo.sh, test.sh and .ci/run.
+#
+# setup.sh --aarch64: the host tools of test.sh's aarch64 stage instead (the
+# cross compiler and qemu-user; the arm64 libraries come from
+# scripts/fetch-arm64-root.sh, without root and without touching dpkg).
 set -euo pipefail
 
 # build-essential/cmake/pkg-config: the build. libssl-dev/openssl: OpenSSL 3.0
@@ -18,6 +22,11 @@ packages=(
   ca-certificates debian-archive-keyring
   clang-14 libclang-rt-14-dev
 )
+case "${1:-}" in
+  --aarch64) packages=(g++-aarch64-linux-gnu qemu-user ca-certificates debian-archive-keyring) ;;
+  "") ;;
+  *) echo "setup: unknown argument: $1" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,16 +5,17 @@
 // backend.cc).
 #include <immintrin.h>
 
-#include "cpu/avx2/keccak_lanes.h"
+#include "cpu/avx2/lanes4.h"
 #include "cpu/avx2/packing8.h"
 #include "cpu/avx2/ntt8.h"
 #include "cpu/avx2/poly8.h"
 #include "cpu/avx2/rounding8.h"
-#include "cpu/avx2/sampling_lanes.h"
 #include "cpu/avx2/small_ntt16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
+#include "cpu/keccak_lanes.h"
 #include "cpu/packing.h"
+#include "cpu/sampling_lanes.h"
 
 namespace mldsa {
 namespace {
@@ -29,6 +30,8 @@ struct Avx2Ops {
   static V xor2(V a, V b) { return _mm256_xor_si256(a, b); }
   static V xor5(V a, V b, V c, V d, V e) { return xor2(xor2(xor2(a, b), xor2(c, d)), e); }
   static V chi(V a, V b, V c) { return xor2(a, _mm256_andnot_si256(b, c)); }  // a ^ (~b & c)
+  static void transpose(V r[4]) { lanes4::transpose(r); }
+  static void store_lanes(uint8_t* p, V v, unsigned m) { lanes4::store(p, v, m); }
   template <unsigned R>
   static V rol(V v) {
     if constexpr (R == 0) {

@@ -14,9 +14,9 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
-#include "cpu/avx2/keccak_lanes.h"
+#include "cpu/avx2/lanes4.h"
 #include "cpu/avx2/poly8.h"
-#include "cpu/avx2/sampling_lanes.h"
+#include "cpu/avx512/lanes8.h"
 #include "cpu/avx512/ntt16.h"
 #include "cpu/avx512/packing16.h"
 #include "cpu/avx512/rounding16.h"
@@ -24,7 +24,9 @@
 #include "cpu/avx512/sampling16.h"
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
+#include "cpu/keccak_lanes.h"
 #include "cpu/packing.h"
+#include "cpu/sampling_lanes.h"
 
 namespace mldsa {
 namespace {
@@ -52,6 +54,8 @@ struct Ymm4Ops {
   static V xor5(V a, V b, V c, V d, V e) { return xor2(xor2(xor2(xor2(a, b), c), d), e); }
   static V chi(V a, V b, V c) { return xor2(a, _mm256_andnot_si256(b, c)); }
 #endif
+  static void transpose(V r[4]) { lanes4::transpose(r); }
+  static void store_lanes(uint8_t* p, V v, unsigned m) { lanes4::store(p, v, m); }
   template <unsigned R>
   static V rol(V v) {
     if constexpr (R == 0)
@@ -78,6 +82,8 @@ struct Zmm8Ops {
   static V xor5(V a, V b, V c, V d, V e) { return xor2(xor2(xor2(xor2(a, b), c), d), e); }
   static V chi(V a, V b, V c) { return xor2(a, _mm512_andnot_si512(b, c)); }
 #endif
+  static void transpose(V r[8]) { lanes8::transpose(r); }
+  static void store_lanes(uint8_t* p, V v, unsigned m) { lanes8::store(p, v, m); }
   template <unsigned R>
   static V rol(V v) {
     if constexpr (R == 0)

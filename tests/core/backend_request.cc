@@ -5,14 +5,24 @@
 
 #include "cpu/mldsa.h"
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 namespace mldsa::test {
 
 // Whether this CPU has what the named backend needs; false for unknown names.
 static bool cpu_can_run(std::string_view name) {
   if (name == "ref") return true;
+#if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   if (name == "avx2") return __builtin_cpu_supports("avx2");
   if (name == "avx512") return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+  if (name == "neon") return getauxval(AT_HWCAP) & HWCAP_ASIMD;
+#endif
   return false;
 }
 
@@ -22,7 +32,7 @@ BackendCheck check_requested_backend() {
   std::string requested = env ? env : "";
   if (requested.empty() || requested == "auto") return {BackendCheck::run, "backend " + active};
   if (requested == active) return {BackendCheck::run, "backend " + active};
-  if (requested != "ref" && requested != "avx2" && requested != "avx512")
+  if (requested != "ref" && requested != "avx2" && requested != "avx512" && requested != "neon")
     return {BackendCheck::fail, "MLDSA_ACCEL_CPU=" + requested + " is not a backend name"};
   if (!cpu_can_run(requested))
     return {BackendCheck::skip, "skipped: this CPU lacks " + requested + " (core runs " + active + ")"};

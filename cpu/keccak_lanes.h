@@ -1,14 +1,18 @@
 // keccak_lanes.h - Keccak-f[1600] on several states at once, one state per
 // 64-bit vector lane: lane i of the 25 vectors is state i.
 //
-// Written once over a small "Ops" type (xor, andnot-xor, rotate) so the AVX2
-// backend (4 states in __m256i) and the AVX-512 backend (4 states in __m256i
-// with vpternlogq / vprolq, or 8 states in __m512i) share the round code.
-// Include only from files built with the matching ISA flags, and declare the
-// Ops types in an anonymous namespace: the instantiations are then local to
-// that file, so no vector-ISA copy can be picked by the linker for another.
-// Also permute_scalar: one state in general-purpose registers (BMI1/BMI2),
-// the single-state permutation of both vector backends.
+// Written once over a small "Ops" type (xor, andnot-xor, rotate) so the
+// vector backends share the round code: AVX2 (4 states in __m256i), AVX-512
+// (4 in __m256i with vpternlogq / vprolq, or 8 in __m512i) and NEON (2 in
+// uint64x2_t, plain or with the SHA-3 extension's EOR3 / RAX1 / XAR / BCAX).
+// Ops may also supply the fused steps xor_rol<R>(a, b) = rol(a ^ b, R) and
+// xor_rol1(a, b) = a ^ rol(b, 1); without them the round composes xor2 and
+// rol. ISA-neutral (no intrinsics here). Include only from files built with
+// the matching ISA flags, and declare the Ops types in an anonymous
+// namespace: the instantiations are then local to that file, so no
+// vector-ISA copy can be picked by the linker for another.
+// Also permute_scalar: one state in general-purpose registers, the
+// single-state permutation of the vector backends.
 #pragma once
 
 #include <cstddef>
@@ -33,9 +37,25 @@ inline constexpr unsigned kRho[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,
 // Lane x + 5y moves to (y, 2x + 3y).
 constexpr size_t pi_dest(size_t i) { return (i / 5) + 5 * ((2 * (i % 5) + 3 * (i / 5)) % 5); }
 
+// rol(a ^ b, R) and a ^ rol(b, 1), fused where Ops has them.
+template <class Ops, unsigned R>
+[[gnu::always_inline]] inline typename Ops::V xor_rol(typename Ops::V a, typename Ops::V b) {
+  if constexpr (requires { Ops::template xor_rol<R>(a, b); })
+    return Ops::template xor_rol<R>(a, b);
+  else
+    return Ops::template rol<R>(Ops::xor2(a, b));
+}
+template <class Ops>
+[[gnu::always_inline]] inline typename Ops::V xor_rol1(typename Ops::V a, typename Ops::V b) {
+  if constexpr (requires { Ops::xor_rol1(a, b); })
+    return Ops::xor_rol1(a, b);
+  else
+    return Ops::xor2(a, Ops::template rol<1>(b));
+}
+
 template <class Ops, size_t I>
 inline void rho_pi(typename Ops::V* B, const typename Ops::V* A, const typename Ops::V* D) {
-  B[pi_dest(I)] = Ops::template rol<kRho[I]>(Ops::xor2(A[I], D[I % 5]));
+  B[pi_dest(I)] = xor_rol<Ops, kRho[I]>(A[I], D[I % 5]);
 }
 
 template <class Ops, size_t I>
@@ -56,7 +76,7 @@ template <class Ops>
   for (int round = 0; round < 24; ++round) {
     V C[5], D[5], B[25];
     for (int x = 0; x < 5; ++x) C[x] = Ops::xor5(A[x], A[x + 5], A[x + 10], A[x + 15], A[x + 20]);
-    for (int x = 0; x < 5; ++x) D[x] = Ops::xor2(C[(x + 4) % 5], Ops::template rol<1>(C[(x + 1) % 5]));
+    for (int x = 0; x < 5; ++x) D[x] = xor_rol1<Ops>(C[(x + 4) % 5], C[(x + 1) % 5]);
     [&]<size_t... I>(std::index_sequence<I...>) { (rho_pi<Ops, I>(B, A, D), ...); }(std::make_index_sequence<25>{});
     [&]<size_t... I>(std::index_sequence<I...>) { (chi<Ops, I>(A, B), ...); }(std::make_index_sequence<25>{});
     A[0] = Ops::xor2(A[0], Ops::splat(kRC[round]));
@@ -69,8 +89,9 @@ inline void permute(typename Ops::V A[25]) {
 }
 
 namespace {
-// One state in general-purpose registers (with -mbmi -mbmi2: andn for chi,
-// rorx for rho and theta). 25 lanes do not fit in 15 registers, so the round
+// One state in general-purpose registers (x86 with -mbmi -mbmi2: andn for
+// chi, rorx for rho and theta; AArch64: bic, and eor with a rotated operand).
+// On x86 25 lanes do not fit in 15 registers, so the round
 // streams the state instead: it builds one output plane at a time from the
 // five input lanes pi brings into it (theta and rho on the way in, chi and
 // iota on the way out) and writes it to a second buffer; only D (5) and one

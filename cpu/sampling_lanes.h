@@ -1,18 +1,20 @@
 // sampling_lanes.h - ExpandA, ExpandS and ExpandMask on W Keccak states at
-// once (W = Ops::kWays: 4 for AVX2, 4 or 8 for AVX-512). Each state makes one
-// polynomial; the output is exactly the ref backend's, since every state
-// squeezes the same stream the ref sponge would.
+// once (W = Ops::kWays: 4 for AVX2, 4 or 8 for AVX-512, 2 for NEON). Each
+// state makes one polynomial; the output is exactly the ref backend's, since
+// every state squeezes the same stream the ref sponge would.
 //
+// ISA-neutral: besides keccak_lanes.h's operations, Ops supplies the
+// squeeze's de-interleave, transpose(V r[W]) (r[i] holds lane i of the W
+// states; afterwards r[w] holds W consecutive lanes of state w), and
+// store_lanes(p, v, m), which stores the first m lanes of v.
 // Same inclusion rule as keccak_lanes.h (Ops in an anonymous namespace).
 #pragma once
-
-#include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
 
-#include "cpu/avx2/keccak_lanes.h"
+#include "cpu/keccak_lanes.h"
 #include "cpu/ct.h"
 #include "cpu/keccak.h"
 #include "cpu/mldsa.h"
@@ -20,59 +22,6 @@
 #include "cpu/sampling.h"
 
 namespace keccak_lanes {
-
-// The squeeze's de-interleave: r[i] holds lane i of the W states; after the
-// transpose r[w] holds W consecutive lanes of state w. Unpacks within 128-bit
-// halves, then whole-half moves: 8 (4-way) or 24 (8-way) shuffles per W
-// lanes, instead of W * W scalar copies.
-namespace {
-[[gnu::always_inline]] inline void transpose_lanes(__m256i r[4]) {
-  const __m256i t0 = _mm256_unpacklo_epi64(r[0], r[1]), t1 = _mm256_unpackhi_epi64(r[0], r[1]);
-  const __m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
-  r[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
-  r[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
-  r[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
-  r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
-}
-// Stores the first m lanes of v (m <= 4).
-[[gnu::always_inline]] inline void store_lanes(uint8_t* p, __m256i v, unsigned m) {
-  if (m == 4) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
-  } else {
-    alignas(32) uint64_t t[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(t), v);
-    std::memcpy(p, t, 8 * m);
-  }
-}
-#ifdef __AVX512F__
-[[gnu::always_inline]] inline void transpose_lanes(__m512i r[8]) {
-  __m512i t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {  // t[i] = (r[i][2k], r[i+1][2k]), t[i+1] the odd k, for k < 4
-    t[i] = _mm512_unpacklo_epi64(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_epi64(r[i], r[i + 1]);
-  }
-  // 128-bit halves: 0x88 picks halves 0, 2 of each source, 0xDD halves 1, 3.
-  for (int j = 0; j < 2; ++j) {
-    u[4 * j + 0] = _mm512_shuffle_i64x2(t[j], t[j + 2], 0x88);
-    u[4 * j + 1] = _mm512_shuffle_i64x2(t[j], t[j + 2], 0xDD);
-    u[4 * j + 2] = _mm512_shuffle_i64x2(t[j + 4], t[j + 6], 0x88);
-    u[4 * j + 3] = _mm512_shuffle_i64x2(t[j + 4], t[j + 6], 0xDD);
-  }
-  for (int j = 0; j < 2; ++j) {
-    r[j + 0] = _mm512_shuffle_i64x2(u[4 * j + 0], u[4 * j + 2], 0x88);
-    r[j + 4] = _mm512_shuffle_i64x2(u[4 * j + 0], u[4 * j + 2], 0xDD);
-    r[j + 2] = _mm512_shuffle_i64x2(u[4 * j + 1], u[4 * j + 3], 0x88);
-    r[j + 6] = _mm512_shuffle_i64x2(u[4 * j + 1], u[4 * j + 3], 0xDD);
-  }
-}
-[[gnu::always_inline]] inline void store_lanes(uint8_t* p, __m512i v, unsigned m) {
-  if (m == 8)
-    _mm512_storeu_si512(p, v);
-  else
-    _mm512_mask_storeu_epi64(p, static_cast<__mmask8>((1u << m) - 1), v);
-}
-#endif
-}  // namespace
 
 // W sponges; s[i][w] is lane i of state w while the sponges rest between
 // calls. A squeeze loads the states into vectors once for all its blocks.
@@ -114,8 +63,8 @@ struct alignas(64) Sponges {
       for (unsigned g = 0; g < kLanes; g += W) {
         V r[W];
         for (unsigned i = 0; i < W; ++i) r[i] = A[g + i < 25 ? g + i : 24];  // past the rate: unused
-        transpose_lanes(r);
-        for (unsigned w = 0; w < W; ++w) store_lanes(out[w] + b * kRate + 8 * g, r[w], kLanes - g < W ? kLanes - g : W);
+        Ops::transpose(r);
+        for (unsigned w = 0; w < W; ++w) Ops::store_lanes(out[w] + b * kRate + 8 * g, r[w], kLanes - g < W ? kLanes - g : W);
       }
     }
     for (int i = 0; i < 25; ++i) Ops::store(s[i], A[i]);
