@@ -97,6 +97,11 @@ struct SimConfig {
   uint32_t sign_units = 64;               // what the occupancy query answers
   SimSpeed speed;
   std::vector<SimFault> faults;
+  // false: kernels do nothing (their outputs are left as they are) and take
+  // only their modelled time, so the host side (staging, copies, the
+  // pipeline) is measured alone. Results are then garbage: for benchmarks of
+  // the host side only, never with a self-test or a check of the results.
+  bool compute = true;
 };
 
 // "latency_us=20,keygen_ns=80,verify_ns=80,vexpand_ns=60,sign_ns=300,expand_ns=100,prepare_ns=10,
