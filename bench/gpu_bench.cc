@@ -55,14 +55,15 @@ bool wanted(const char* op) {
 }
 
 // MLDSA_ACCEL_GPU_BENCH_MODE=staging: the host side alone, on simulated
-// devices that compute nothing (SimConfig::compute = false; devices from
-// MLDSA_ACCEL_SIM_DEVICES, default 1): items/s that staging into pinned
-// memory, the copies and the delivery to the callers' buffers keep up with,
-// for keygen, verify and sign with distinct keys. Nothing is computed, so
-// nothing is checked: these rows measure the host side only.
+// devices that do no work (SimConfig::device_work = false: no kernels, copies
+// or memsets; devices from MLDSA_ACCEL_SIM_DEVICES, default 1): the items/s
+// that staging into pinned memory, the pipeline and the delivery to the
+// callers' buffers keep up with, for keygen, verify and sign with distinct
+// keys. Nothing is computed, so nothing is checked: these rows measure the
+// host side only.
 int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& sets, size_t max_batch) {
   mldsa::gpu::SimConfig sc;
-  sc.compute = false;
+  sc.device_work = false;
   if (const char* d = std::getenv("MLDSA_ACCEL_SIM_DEVICES"); d && *d) sc.devices = std::atoi(d);
   mldsa::gpu::EngineConfig config;
   config.self_test = false;  // nothing is computed
@@ -78,7 +79,8 @@ int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& 
     std::printf("engine: %s\n", why.c_str());
     return 1;
   }
-  std::printf("staging only, on %s computing nothing (results not checked)\n", engine->device_description().c_str());
+  std::printf("staging only, on %s doing no device work (results not checked)\n",
+              engine->device_description().c_str());
   header();
   for (size_t set_num : sets) {
     const mldsa::Params* pp = mldsa::params_by_name("ML-DSA-" + std::to_string(set_num));
@@ -86,9 +88,11 @@ int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& 
     const mldsa::Params& p = *pp;
     Bytes seeds(max_batch * mldsa::SEED_BYTES, 1), pks(max_batch * p.pk_bytes, 2), sks(max_batch * p.sk_bytes, 3),
         sigs(max_batch * p.sig_bytes, 4), mus(max_batch * mldsa::MU_BYTES, 5);
+    std::vector<mldsa::gpu::KeygenItem> keygen_items(max_batch);
     std::vector<VerifyItem> verify_items(max_batch);
     std::vector<SignItem> sign_items(max_batch);
     for (size_t i = 0; i < max_batch; ++i) {
+      keygen_items[i] = {seeds.data() + i * mldsa::SEED_BYTES, pks.data() + i * p.pk_bytes, sks.data() + i * p.sk_bytes};
       verify_items[i] = {pks.data() + i * p.pk_bytes, sigs.data() + i * p.sig_bytes, p.sig_bytes,
                          mus.data() + i * mldsa::MU_BYTES, nullptr, 0, nullptr, 0};
       sign_items[i] = {sks.data() + i * p.sk_bytes, mus.data() + i * mldsa::MU_BYTES, mus.data(),
@@ -98,7 +102,7 @@ int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& 
     const auto unchecked = [] { return true; };
     for (size_t batch : batches) {
       row(p.name, "staging keygen", batch, ops_per_second(batch, [&] {
-            return engine->keygen(p, seeds.data(), batch, pks.data(), sks.data()).ok();
+            return engine->keygen(p, keygen_items.data(), batch).ok();
           }, unchecked));
       row(p.name, "staging verify", batch, ops_per_second(batch, [&] {
             return engine->verify(p, verify_items.data(), batch, st.data()).ok();

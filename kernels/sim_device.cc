@@ -25,7 +25,7 @@ struct StreamHandle {
     std::function<DeviceStatus()> run;
     std::chrono::nanoseconds modelled{0};
     bool hang = false;
-    bool kernel = false;  // a launch (skipped when the configuration does not compute)
+    bool device_work = false;  // a launch, copy or memset: skipped without SimConfig::device_work
   };
   unsigned index = 0;
   std::mutex m;
@@ -197,7 +197,7 @@ class SimPlatform::SimDevice final : public Device {
       if (broken) return async_failure(SimOp::zero);  // the secrets stay where they were
       std::memset(dev, 0, bytes);
       return {};
-    });
+    }, true);
   }
 
   DeviceStatus record(Event e, Stream s) override {
@@ -582,7 +582,7 @@ class SimPlatform::SimDevice final : public Device {
       std::memcpy(dst, src, bytes);
       if (corrupt && bytes > 0) static_cast<uint8_t*>(dst)[0] ^= 1;
       return {};
-    });
+    }, true);
   }
 
   std::chrono::nanoseconds modelled_launch(int kernel, uint64_t tasks) const {
@@ -600,10 +600,10 @@ class SimPlatform::SimDevice final : public Device {
   }
 
   DeviceStatus enqueue(Stream s, const Admission& a, std::chrono::nanoseconds modelled,
-                       std::function<DeviceStatus()> run, bool kernel = false) {
+                       std::function<DeviceStatus()> run, bool device_work = false) {
     {
       std::lock_guard<std::mutex> lock(s->m);
-      s->queue.push_back({std::move(run), modelled, a.hang, kernel});
+      s->queue.push_back({std::move(run), modelled, a.hang, device_work});
     }
     s->cv.notify_all();
     return {};
@@ -635,7 +635,7 @@ class SimPlatform::SimDevice final : public Device {
           std::unique_lock<std::mutex> lock(m_);
           cv_.wait_until(lock, t0 + op.modelled, [&] { return shutdown_; });
         }
-        st = op.kernel && !config_.compute ? DeviceStatus{} : op.run();
+        st = op.device_work && !config_.device_work ? DeviceStatus{} : op.run();
       }
       {
         std::lock_guard<std::mutex> lock(s.m);
