@@ -180,9 +180,17 @@ class Runner {
   }
   void problem_in(const Block& b, const std::string& what) { problem("block " + std::to_string(b.index) + ": " + what); }
 
-  // The calling thread waits until its state lets it run again.
+  // The calling thread waits until its state lets it run again. The threads
+  // it waits for are first looked for in its own warp (a collective) or
+  // block (a barrier), so a warp's collectives do not scan idle warps.
   void wait(Thread& t) {
-    Thread* next = find_runnable(t.ring + (opt_.reverse ? ring_.size() - 1 : 1));
+    const size_t group = t.state == State::in_collective ? kWarpSize : t.state == State::at_barrier ? grid_.threads : 0;
+    Thread* next = nullptr;
+    if (group > 0) {
+      const size_t base = t.ring / group * group;
+      next = find_in(base, group, t.ring - base + (opt_.reverse ? group - 1 : 1));
+    }
+    if (next == nullptr || next == &t) next = find_runnable(t.ring + (opt_.reverse ? ring_.size() - 1 : 1));
     if (next == &t) {
       t.state = State::ready;
       return;
@@ -282,8 +290,11 @@ class Runner {
     }
     const size_t off = addr - base;
     if (opt_.banks) t.trace.emplace_back(static_cast<uint32_t>(off), static_cast<uint8_t>(bytes));
-    if (opt_.check_races)
-      for (size_t i = 0; i < bytes; ++i) check_byte(b, t, off + i, write);
+    if (opt_.check_races) {
+      const Access a{static_cast<int32_t>(t.info.thread), static_cast<int32_t>(t.info.thread / kWarpSize),
+                     static_cast<uint32_t>(b.bar_gen), b.warps[t.info.thread / kWarpSize].syncs, write};
+      for (size_t i = 0; i < bytes; ++i) check_byte(b, a, off + i);
+    }
     return p;
   }
 
@@ -300,13 +311,12 @@ class Runner {
     return false;
   }
 
-  // The first runnable thread from ring position `from` on (wrapping), in the
-  // run order; nullptr when none is.
-  Thread* find_runnable(size_t from) {
-    const size_t n = ring_.size();
+  // The first runnable thread of ring positions [base, base + n), starting
+  // at base + from % n and wrapping, in the run order; nullptr when none is.
+  Thread* find_in(size_t base, size_t n, size_t from) {
     size_t i = from % n;
     for (size_t k = 0; k < n; ++k) {
-      if (runnable(*ring_[i])) return ring_[i];
+      if (runnable(*ring_[base + i])) return ring_[base + i];
       if (opt_.reverse) {
         i = i == 0 ? n - 1 : i - 1;
       } else {
@@ -315,6 +325,7 @@ class Runner {
     }
     return nullptr;
   }
+  Thread* find_runnable(size_t from) { return find_in(0, ring_.size(), from); }
 
   void resume(Context& from, Thread& to, bool finished = false) {
     to.state = State::ready;
@@ -382,47 +393,53 @@ class Runner {
     aborted_ = true;
   }
 
-  void check_byte(Block& b, const Thread& t, size_t off, bool write) {
-    Shadow& s = b.shadow[off];
-    const int32_t me = static_cast<int32_t>(t.info.thread);
-    const int32_t warp = me / static_cast<int32_t>(kWarpSize);
-    const uint32_t bar = static_cast<uint32_t>(b.bar_gen);
-    const uint32_t syncs = b.warps[static_cast<size_t>(warp)].syncs;
-    auto ordered = [&](int32_t who, uint32_t at_bar, uint32_t at_sync) {
+  // One shared access: who, and the block's barrier count and the warp's
+  // sync_warp count at the time.
+  struct Access {
+    int32_t me, warp;
+    uint32_t bar, syncs;
+    bool write;
+    bool ordered_after(int32_t who, uint32_t at_bar, uint32_t at_sync) const {
       return who == me || at_bar != bar || (who / static_cast<int32_t>(kWarpSize) == warp && at_sync != syncs);
-    };
-    auto race = [&](const char* kind, const std::string& other) {
-      problem_in(b, std::string("shared memory race (") + kind + ") at byte " + std::to_string(off) + ": thread " +
-                        std::to_string(me) + " " + (write ? "writes" : "reads") + " it, " + other +
-                        ", with no sync_block or sync_warp between");
-    };
-    if (!write) {
+    }
+  };
+
+  void check_byte(Block& b, const Access& a, size_t off) {
+    Shadow& s = b.shadow[off];
+    if (!a.write) {
       if (s.writer == -1) {
-        problem_in(b, "thread " + std::to_string(me) + " reads shared byte " + std::to_string(off) +
+        problem_in(b, "thread " + std::to_string(a.me) + " reads shared byte " + std::to_string(off) +
                           ", which no thread of the block has written");
-      } else if (!ordered(s.writer, s.w_bar, s.w_sync)) {
-        race("read after write", "thread " + std::to_string(s.writer) + " wrote it");
+      } else if (!a.ordered_after(s.writer, s.w_bar, s.w_sync)) {
+        race(b, a, off, "read after write", "thread " + std::to_string(s.writer) + " wrote it");
       }
-      if (s.reader == -1 || s.r_bar != bar) {
-        s.reader = me;
-        s.reader_warp = warp;
-        s.r_bar = bar;
-        s.r_sync = syncs;
+      if (s.reader == -1 || s.r_bar != a.bar) {
+        s.reader = a.me;
+        s.reader_warp = a.warp;
+        s.r_bar = a.bar;
+        s.r_sync = a.syncs;
       } else {
-        if (s.reader != me) s.reader = -2;
-        if (s.reader_warp != warp) s.reader_warp = -2;
-        s.r_sync = std::max(s.r_sync, syncs);
+        if (s.reader != a.me) s.reader = -2;
+        if (s.reader_warp != a.warp) s.reader_warp = -2;
+        s.r_sync = std::max(s.r_sync, a.syncs);
       }
       return;
     }
-    if (s.writer != -1 && !ordered(s.writer, s.w_bar, s.w_sync))
-      race("write after write", "thread " + std::to_string(s.writer) + " wrote it");
-    if (s.reader != -1 && s.r_bar == bar && s.reader != me && !(s.reader_warp == warp && s.r_sync != syncs))
-      race("write after read", s.reader >= 0 ? "thread " + std::to_string(s.reader) + " read it" : "several threads read it");
-    s.writer = me;
-    s.w_bar = bar;
-    s.w_sync = syncs;
+    if (s.writer != -1 && !a.ordered_after(s.writer, s.w_bar, s.w_sync))
+      race(b, a, off, "write after write", "thread " + std::to_string(s.writer) + " wrote it");
+    if (s.reader != -1 && s.r_bar == a.bar && s.reader != a.me && !(s.reader_warp == a.warp && s.r_sync != a.syncs))
+      race(b, a, off, "write after read",
+           s.reader >= 0 ? "thread " + std::to_string(s.reader) + " read it" : "several threads read it");
+    s.writer = a.me;
+    s.w_bar = a.bar;
+    s.w_sync = a.syncs;
     s.reader = -1;
+  }
+
+  void race(const Block& b, const Access& a, size_t off, const char* kind, const std::string& other) {
+    problem_in(b, std::string("shared memory race (") + kind + ") at byte " + std::to_string(off) + ": thread " +
+                      std::to_string(a.me) + " " + (a.write ? "writes" : "reads") + " it, " + other +
+                      ", with no sync_block or sync_warp between");
   }
 
   // The k-th shared access of every lane of a warp as one instruction.
