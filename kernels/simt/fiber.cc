@@ -96,9 +96,11 @@ extern "C" void mldsa_simt_trampoline();
 namespace mldsa::gpu::simt {
 namespace {
 
+#if defined(MLDSA_SIMT_ASAN)
 // The context that switched to the one now running (AddressSanitizer
 // reports that context's stack when the switch completes).
 thread_local Context* t_came_from = nullptr;
+#endif
 
 #if !defined(__x86_64__)
 ucontext_t* uctx(Context& c) {
@@ -206,8 +208,8 @@ void make_context(Context& ctx, FiberStack& stack, void (*entry)(void*), void* a
 }
 
 void switch_context(Context& from, Context& to, bool finished) {
-  t_came_from = &from;
 #if defined(MLDSA_SIMT_ASAN)
+  t_came_from = &from;
   __sanitizer_start_switch_fiber(finished ? nullptr : &from.fake_stack, to.stack_bottom, to.stack_size);
 #else
   (void)finished;

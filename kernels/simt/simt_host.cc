@@ -8,7 +8,8 @@
 // thread can run and some have not finished, the launch has deadlocked (a
 // barrier or collective some threads never reach): it stops with a report.
 //
-// Race detection, per byte of shared memory: the last writer, and the
+// Race detection, per byte of shared memory (kept per word until a word is
+// accessed in parts): the last writer, and the
 // readers since, each with the block-barrier count and its warp's
 // sync_warp count at the access. Two accesses by different threads, one a
 // write, are ordered iff a block barrier completed between them, or they
@@ -61,19 +62,21 @@ const char* coll_name(host::Coll c) {
   return "?";
 }
 
+// The race detector's record of one byte of shared memory (12 bytes). An
+// epoch is the block's clock (it ticks at every barrier and warp sync) at
+// the last ordering point the accessing warp had passed.
 struct Shadow {
-  int32_t writer = -1;       // -1: never written
-  uint32_t w_bar = 0, w_sync = 0;
-  int32_t reader = -1;       // since the last write; -1 none, -2 several
-  int32_t reader_warp = -1;  // -2: readers in several warps
-  uint32_t r_bar = 0, r_sync = 0;
+  int16_t writer = -1;  // -1: never written
+  int16_t reader = -1;  // since the last write: -1 none, >= 0 one thread, kReaders - w several of warp w, kMixed
+  uint32_t w_epoch = 0, r_epoch = 0;  // r_epoch: the latest among the readers
 };
+constexpr int16_t kReaders = -2, kMixed = -64;
 
 struct Warp {
   uint64_t gen = 0;  // collectives completed
   uint32_t arrived = 0;
   host::Coll kind = host::Coll::sync;
-  uint32_t syncs = 0;  // sync_warp completed: orders this warp's shared-memory accesses
+  uint32_t epoch = 0;  // the block's clock at this warp's last completed sync_warp
   uint64_t val[2][kWarpSize] = {};
   uint32_t arg[2][kWarpSize] = {};
 };
@@ -83,6 +86,7 @@ struct Block;
 struct Thread {
   host::ThreadInfo info;  // what the kernel reads through t_info
   Block* block = nullptr;
+  Warp* warp = nullptr;
   State state = State::exited;
   uint64_t wait_gen = 0;
   size_t ring = 0;  // position in the ring
@@ -97,10 +101,14 @@ struct Block {
   uint32_t threads = 0, exited = 0;
   uint64_t bar_gen = 0;
   uint32_t arrived = 0;
+  uint32_t clock = 0, bar_epoch = 0;  // the race detector's clock, and its value at the last barrier
   std::vector<Warp> warps;
   std::unique_ptr<uint8_t[]> shared_mem;
   uint8_t* shared = nullptr;  // 16-byte aligned
-  std::vector<Shadow> shadow;
+  // The race detector's records: one per 4-byte word, until a word is
+  // accessed in parts; then one per byte of it (split).
+  std::vector<Shadow> words, bytes;
+  std::vector<uint8_t> split;
   std::vector<Thread> thread;
 };
 
@@ -135,7 +143,11 @@ class Runner {
       b.warps.resize(grid_.threads / kWarpSize);
       b.shared_mem = std::make_unique<uint8_t[]>(grid_.shared_bytes + 16);
       b.shared = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(b.shared_mem.get()) + 15) & ~uintptr_t{15});
-      if (opt_.check_races) b.shadow.resize(grid_.shared_bytes);
+      if (opt_.check_races) {
+        b.words.resize((grid_.shared_bytes + 3) / 4);
+        b.bytes.resize(b.words.size() * 4);
+        b.split.resize(b.words.size());
+      }
       for (Thread& t : b.thread) {
         t.block = &b;
         t.ring = ring_.size();
@@ -224,7 +236,7 @@ class Runner {
     Thread& t = current();
     Block& b = *t.block;
     const unsigned lane = t.info.thread % kWarpSize;
-    Warp& w = b.warps[t.info.thread / kWarpSize];
+    Warp& w = *t.warp;
     const uint64_t gen = w.gen;
     const unsigned slot = static_cast<unsigned>(gen & 1);
     if (w.arrived == 0) {
@@ -238,7 +250,7 @@ class Runner {
     if (++w.arrived == kWarpSize) {
       w.arrived = 0;
       ++w.gen;
-      if (kind == host::Coll::sync) ++w.syncs;
+      if (kind == host::Coll::sync) w.epoch = ++b.clock;
     } else {
       t.state = State::in_collective;
       t.wait_gen = gen;
@@ -270,6 +282,7 @@ class Runner {
     if (++b.arrived == b.threads) {
       b.arrived = 0;
       ++b.bar_gen;
+      b.bar_epoch = ++b.clock;
       return;
     }
     t.state = State::at_barrier;
@@ -291,9 +304,27 @@ class Runner {
     const size_t off = addr - base;
     if (opt_.banks) t.trace.emplace_back(static_cast<uint32_t>(off), static_cast<uint8_t>(bytes));
     if (opt_.check_races) {
-      const Access a{static_cast<int32_t>(t.info.thread), static_cast<int32_t>(t.info.thread / kWarpSize),
-                     static_cast<uint32_t>(b.bar_gen), b.warps[t.info.thread / kWarpSize].syncs, write};
-      for (size_t i = 0; i < bytes; ++i) check_byte(b, a, off + i);
+      const uint32_t warp = t.info.thread / kWarpSize;
+      const Access a{static_cast<int16_t>(t.info.thread), static_cast<int16_t>(warp), b.bar_epoch,
+                     std::max(b.bar_epoch, b.warps[warp].epoch), write};
+      if (off % 4 == 0 && bytes % 4 == 0) {
+        for (size_t w = off / 4; w < (off + bytes) / 4; ++w) {
+          if (!b.split[w]) {
+            check(b, a, b.words[w], 4 * w);
+          } else {
+            for (size_t i = 4 * w; i < 4 * w + 4; ++i) check(b, a, b.bytes[i], i);
+          }
+        }
+      } else {
+        for (size_t i = off; i < off + bytes; ++i) {
+          const size_t w = i / 4;
+          if (!b.split[w]) {
+            b.split[w] = 1;
+            for (size_t k = 0; k < 4; ++k) b.bytes[4 * w + k] = b.words[w];
+          }
+          check(b, a, b.bytes[i], i);
+        }
+      }
     }
     return p;
   }
@@ -305,7 +336,7 @@ class Runner {
     switch (t.state) {
       case State::ready: return true;
       case State::at_barrier: return t.block->bar_gen != t.wait_gen;
-      case State::in_collective: return t.block->warps[t.info.thread / kWarpSize].gen != t.wait_gen;
+      case State::in_collective: return t.warp->gen != t.wait_gen;
       case State::exited: return false;
     }
     return false;
@@ -353,12 +384,15 @@ class Runner {
     b.exited = 0;
     b.bar_gen = 0;
     b.arrived = 0;
+    b.clock = b.bar_epoch = 0;
     for (Warp& w : b.warps) w = Warp{};
     std::memset(b.shared, kSharedPoison, grid_.shared_bytes);
-    std::fill(b.shadow.begin(), b.shadow.end(), Shadow{});
+    std::fill(b.words.begin(), b.words.end(), Shadow{});
+    std::fill(b.split.begin(), b.split.end(), 0);
     for (uint32_t i = 0; i < grid_.threads; ++i) {
       Thread& t = b.thread[i];
       t.info = {i, b.index, grid_.threads, grid_.blocks};
+      t.warp = &b.warps[i / kWarpSize];
       t.state = State::ready;
       t.trace.clear();
       make_context(t.ctx, *t.stack, &Runner::entry, &t);
@@ -393,46 +427,52 @@ class Runner {
     aborted_ = true;
   }
 
-  // One shared access: who, and the block's barrier count and the warp's
-  // sync_warp count at the time.
+  // One shared access: who, the epoch of the block's last barrier, and the
+  // accessing warp's epoch (its last barrier or sync_warp, whichever is later).
   struct Access {
-    int32_t me, warp;
-    uint32_t bar, syncs;
+    int16_t me, warp;
+    uint32_t bar, cur;
     bool write;
-    bool ordered_after(int32_t who, uint32_t at_bar, uint32_t at_sync) const {
-      return who == me || at_bar != bar || (who / static_cast<int32_t>(kWarpSize) == warp && at_sync != syncs);
+    // An earlier access by `who` at `epoch` is ordered before this one.
+    bool after(int16_t who, uint32_t epoch) const {
+      return who == me || epoch < bar || (who / static_cast<int16_t>(kWarpSize) == warp && epoch < cur);
     }
   };
 
-  void check_byte(Block& b, const Access& a, size_t off) {
-    Shadow& s = b.shadow[off];
+  // Checks one access against the record s of the byte (or word) at off, then updates s.
+  void check(const Block& b, const Access& a, Shadow& s, size_t off) {
     if (!a.write) {
       if (s.writer == -1) {
         problem_in(b, "thread " + std::to_string(a.me) + " reads shared byte " + std::to_string(off) +
                           ", which no thread of the block has written");
-      } else if (!a.ordered_after(s.writer, s.w_bar, s.w_sync)) {
+      } else if (!a.after(s.writer, s.w_epoch)) {
         race(b, a, off, "read after write", "thread " + std::to_string(s.writer) + " wrote it");
       }
-      if (s.reader == -1 || s.r_bar != a.bar) {
+      if (s.reader == -1 || s.r_epoch < a.bar) {  // earlier readers are before a barrier
         s.reader = a.me;
-        s.reader_warp = a.warp;
-        s.r_bar = a.bar;
-        s.r_sync = a.syncs;
+        s.r_epoch = a.cur;
+      } else if (s.reader != a.me) {
+        const int16_t rw = s.reader >= 0 ? static_cast<int16_t>(s.reader / static_cast<int16_t>(kWarpSize))
+                           : s.reader == kMixed ? int16_t{-1}
+                                                : static_cast<int16_t>(kReaders - s.reader);
+        s.reader = rw == a.warp ? static_cast<int16_t>(kReaders - a.warp) : kMixed;
+        s.r_epoch = std::max(s.r_epoch, a.cur);
       } else {
-        if (s.reader != a.me) s.reader = -2;
-        if (s.reader_warp != a.warp) s.reader_warp = -2;
-        s.r_sync = std::max(s.r_sync, a.syncs);
+        s.r_epoch = a.cur;
       }
       return;
     }
-    if (s.writer != -1 && !a.ordered_after(s.writer, s.w_bar, s.w_sync))
+    if (s.writer != -1 && !a.after(s.writer, s.w_epoch))
       race(b, a, off, "write after write", "thread " + std::to_string(s.writer) + " wrote it");
-    if (s.reader != -1 && s.r_bar == a.bar && s.reader != a.me && !(s.reader_warp == a.warp && s.r_sync != a.syncs))
-      race(b, a, off, "write after read",
-           s.reader >= 0 ? "thread " + std::to_string(s.reader) + " read it" : "several threads read it");
+    if (s.reader != -1 && s.r_epoch >= a.bar && s.reader != a.me) {
+      const bool my_warp = s.reader >= 0 ? s.reader / static_cast<int16_t>(kWarpSize) == a.warp
+                                         : s.reader == kReaders - a.warp;
+      if (!(my_warp && s.r_epoch < a.cur))
+        race(b, a, off, "write after read",
+             s.reader >= 0 ? "thread " + std::to_string(s.reader) + " read it" : "several threads read it");
+    }
     s.writer = a.me;
-    s.w_bar = a.bar;
-    s.w_sync = a.syncs;
+    s.w_epoch = a.cur;
     s.reader = -1;
   }
 
