@@ -107,17 +107,20 @@ MLDSA_DEV inline void block_keygen(const TaskParams& p, const uint8_t* seed, uin
       Frag acc{};
       for (unsigned j = 0; j < p.l; ++j) {
         const Frag a = load_contiguous(S.poly_a((i - r0) * p.l + j)), b = load_contiguous(S.poly_s(j));
+        MLDSA_UNROLL
         for (unsigned x = 0; x < 8; ++x) {
           const int32_t prod = mont_mul(a.c[x], b.c[x]);
           acc.c[x] += prod;
         }
       }
+      MLDSA_UNROLL
       for (unsigned x = 0; x < 8; ++x) acc.c[x] = reduce32(acc.c[x]);
       warp_invntt_tomont(acc, scratch, zetas);
       const Shared<int32_t> s2 = S.poly_s(p.l + i);
       pack_contiguous(sk_s2 + i * eb, load_contiguous(s2), eta_bits(p), static_cast<int32_t>(p.eta), true);
       const Frag e = load_strided(s2);
       Frag t1, t0;
+      MLDSA_UNROLL
       for (unsigned x = 0; x < 8; ++x) t1.c[x] = power2round(&t0.c[x], freeze(acc.c[x] + e.c[x]));
       warp_to_contiguous(t1, scratch);
       pack_contiguous(pk + 32 + i * kT1Bytes, t1, 10, 0, false);

@@ -1,18 +1,21 @@
 // sampling.h - ExpandA, ExpandS, ExpandMask (FIPS 204 Section 7.3) and
 // SampleInBall for the cooperative kernels.
 //
-// ExpandA, ExpandS and ExpandMask give a task k*l, l+k and l independent
+// ExpandA and ExpandS give a task k*l = 16..56 and l+k = 8..15 independent
 // SHAKE streams: one state per lane (kernels/task/keccak.h's sponge), each
 // lane sampling its own polynomial, is the cheaper permutation there (one
-// permutation per lane-stream of ~4.7k instructions; the warp-level one
-// costs ~1k warp instructions per stream, so it loses once a warp has more
-// than ~4 streams to run: 16-56 for ExpandA, 6-15 for ExpandS, 4-7 for
-// ExpandMask). Outputs go to shared memory for the warps' polynomial
-// arithmetic, except the expanded key's A^, which lanes write straight to
-// global memory once per key.
+// lane-permutation is ~4.7k instructions for the warp however many lanes
+// run one; the warp sponge, warp_keccak.h, costs ~1k warp instructions per
+// stream, so it loses once a warp has more than ~4-5 streams). Its price is
+// registers: ptxas puts the Verify kernel at 160 registers with it and 80
+// without (3 or 6 blocks per SM), KeyGen at 126; which way is faster over
+// all needs a GPU (tests/gpu/device_check.sh). Outputs go to shared memory
+// for the warps' polynomial arithmetic, except the expanded key's A^, which
+// lanes write straight to global memory once per key.
 //
-// SampleInBall has one stream per task: the warp sponge squeezes a block
-// into shared memory, lane 0 runs the (sequential) Fisher-Yates steps.
+// ExpandMask (l = 4..7 streams), SampleInBall and the other one-stream
+// hashes use the warp sponge (sign.h says why for the mask); SampleInBall's
+// Fisher-Yates steps are sequential: lane 0 runs them over the squeezed block.
 #pragma once
 
 #include "kernels/coop/warp_keccak.h"
@@ -76,21 +79,17 @@ MLDSA_DEV inline void lane_rej_bounded_poly(Seed rhoprime, uint16_t nonce, uint3
   wipe_words(in, 64);
 }
 
-// ExpandMask's stream for one polynomial (Algorithm 34 line 4): SHAKE256 of
-// rho'' (64 bytes, global) || nonce, `blocks` whole blocks of 136 bytes as
-// 17 8-byte words each into out (shared). Secret: the state is wiped.
-MLDSA_DEV inline void lane_mask_stream(const uint8_t* rhopp, uint16_t nonce, Shared<uint64_t> out, unsigned blocks) {
-  Sponge sp;
-  sponge_init(sp, kShake256Rate);
-  sponge_absorb(sp, rhopp, 64);
-  const uint8_t nb[2] = {static_cast<uint8_t>(nonce), static_cast<uint8_t>(nonce >> 8)};
-  sponge_absorb(sp, nb, 2);
-  sponge_finalize(sp);
-  for (unsigned b = 0; b < blocks; ++b) {
-    sponge_next_block(sp);
-    for (unsigned w = 0; w < kShake256Rate / 8; ++w) out[b * (kShake256Rate / 8) + w] = sp.s[w];
-  }
-  wipe_words(sp.s, sizeof sp.s);
+// ExpandMask's stream for one polynomial (Algorithm 34 line 4) by the warp:
+// SHAKE256 of rho'' (64 bytes, global) || nonce, `blocks` whole blocks of
+// 136 bytes into out (shared, 8-byte aligned). Secret: the state is cleared.
+MLDSA_DEV inline void warp_mask_stream(const uint8_t* rhopp, uint16_t nonce, Shared<uint8_t> out, unsigned blocks) {
+  WarpSponge sp;
+  warp_sponge_init(sp, kShake256Rate);
+  warp_absorb(sp, rhopp, 64);
+  warp_absorb_value(sp, nonce, 2);
+  warp_finalize(sp);
+  warp_squeeze(sp, out, blocks * kShake256Rate);
+  sp.s = 0;  // the stream is secret
 }
 
 // Bytes of ExpandMask's stream per polynomial, in whole blocks (5 for both

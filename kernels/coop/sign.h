@@ -9,8 +9,7 @@
 // one key shared by many tasks stays in L2.
 //
 // One attempt (Algorithm 7 lines 11-31), for attempt number r (kappa = r l):
-//   lanes of warp 0  y's streams (ExpandMask, one state per lane)
-//   warps            y^ = NTT(y)
+//   warps            y_j's stream (ExpandMask, the warp sponge), y^_j = NTT(y_j)
 //   warps            rows i: w_i = NTT^-1(A^[i] o y^); w1 packed into mu || w1
 //   warp 0           c~ = H(mu || w1), c = SampleInBall(c~), c^ = NTT(c)
 //   warps            z_j = y_j + NTT^-1(c^ o s1^_j), ||z|| checked
@@ -19,6 +18,14 @@
 // The checks are combined over the block (a flag per warp), so control flow
 // is block-uniform; as in the core, only verdicts and the public challenge
 // steer it.
+//
+// ExpandMask by warps rather than one state per lane (sampling.h), by
+// counting: l = 4..7 streams of 5 permutations cost about the same issue
+// slots either way (5 x ~4.7k instructions in one warp with l busy lanes, or
+// 5 l x ~1k spread over 4 warps), but lanes would leave the block's other
+// three warps waiting ~5 permutations long at the next barrier, and the
+// lane permutation would add its ~100 registers (ptxas: this kernel needs
+// 128 registers either way; the loop kernel's launch bounds hold it there).
 #pragma once
 
 #include "kernels/coop/block.h"
@@ -114,20 +121,19 @@ struct SignShared {
 // block_sign_encode writes its signature.
 MLDSA_DEV inline bool block_sign_attempt(const TaskParams& p, const SignShared& S, const int32_t* key, const uint8_t* mu,
                                          const uint8_t* rhopp, uint32_t r) {
-  const unsigned t = simt::thread_index(), w = simt::warp_index(), l = simt::lane();
+  const unsigned w = simt::warp_index(), l = simt::lane();
   const Shared<int32_t> zetas = S.base.zeta_table(), scratch = S.base.warp_scratch();
   const Shared<uint8_t> hash = simt::shared_at<uint8_t>(S.hash);
   const Shared<uint32_t> flags = simt::shared_at<uint32_t>(S.flags), masks = simt::shared_at<uint32_t>(S.masks);
   const uint16_t kappa = static_cast<uint16_t>(r * p.l);
   const unsigned zbits = p.gamma1_bits + 1, w1b = w1_bits(p);
 
-  // y = ExpandMask(rho'', kappa)  (line 11): a lane of warp 0 per polynomial; mu into the hash input.
-  if (t < p.l)
-    lane_mask_stream(rhopp, static_cast<uint16_t>(kappa + t), S.stream_of(t).as<uint64_t>(), S.stream_bytes / kShake256Rate);
-  else if (w == 1 && l < 64 / 8)
-    hash.as<uint64_t>()[l] = reinterpret_cast<const uint64_t*>(mu)[l];
-  simt::sync_block();
-  for (unsigned j = w; j < p.l; j += kBlockWarps) {  // y^ = NTT(y)
+  // y = ExpandMask(rho'', kappa)  (line 11) and y^ = NTT(y): a warp per
+  // polynomial; mu into the hash input.
+  if (w == 0 && l < 64 / 8) hash.as<uint64_t>()[l] = reinterpret_cast<const uint64_t*>(mu)[l];
+  for (unsigned j = w; j < p.l; j += kBlockWarps) {
+    warp_mask_stream(rhopp, static_cast<uint16_t>(kappa + j), S.stream_of(j), S.stream_bytes / kShake256Rate);
+    simt::sync_warp();
     Frag y = unpack_strided(S.stream_of(j), zbits, p.gamma1, true);
     warp_ntt(y, scratch, zetas);
     store_contiguous(S.poly(S.yz, j), y);
@@ -140,14 +146,17 @@ MLDSA_DEV inline bool block_sign_attempt(const TaskParams& p, const SignShared& 
     Frag acc{};
     for (unsigned j = 0; j < p.l; ++j) {
       const Frag ka = load_contiguous(a + (i * p.l + j) * kN), y = load_contiguous(S.poly(S.yz, j));
+      MLDSA_UNROLL
       for (unsigned x = 0; x < 8; ++x) {
         const int32_t prod = mont_mul(ka.c[x], y.c[x]);
         acc.c[x] += prod;
       }
     }
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) acc.c[x] = reduce32(acc.c[x]);
     warp_invntt_tomont(acc, scratch, zetas);
     Frag w1;
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) {
       acc.c[x] = caddq(acc.c[x]);
       int32_t r0;
@@ -183,9 +192,11 @@ MLDSA_DEV inline bool block_sign_attempt(const TaskParams& p, const SignShared& 
   for (unsigned j = w; j < p.l; j += kBlockWarps) {
     const Frag ks = load_contiguous(s1 + j * kN);
     Frag cs;
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) cs.c[x] = reduce32(mont_mul(chat.c[x], ks.c[x]));
     warp_invntt_tomont(cs, scratch, zetas);
     const Frag y = unpack_strided(S.stream_of(j), zbits, p.gamma1, true);
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) cs.c[x] = reduce32(y.c[x] + cs.c[x]);
     bad |= warp_exceeds(cs, p.gamma1 - static_cast<int32_t>(p.beta)) ? 1u : 0u;
     store_strided(S.poly(S.yz, j), cs);  // z, over y^ (read by every warp before the barrier above)
@@ -202,6 +213,7 @@ MLDSA_DEV inline bool block_sign_attempt(const TaskParams& p, const SignShared& 
   for (unsigned i = w; i < p.k; i += kBlockWarps) {
     const Frag k2 = load_contiguous(s2 + i * kN), k0 = load_contiguous(t0 + i * kN);
     Frag cs2, ct0;
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) {
       cs2.c[x] = reduce32(mont_mul(chat.c[x], k2.c[x]));
       ct0.c[x] = reduce32(mont_mul(chat.c[x], k0.c[x]));
@@ -210,6 +222,7 @@ MLDSA_DEV inline bool block_sign_attempt(const TaskParams& p, const SignShared& 
     warp_invntt_tomont(ct0, scratch, zetas);
     const Frag wi = load_strided(S.poly(S.w, i));
     Frag r0, hi;
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) {
       int32_t lo;
       hi.c[x] = decompose(&lo, wi.c[x], p.gamma2);
@@ -219,6 +232,7 @@ MLDSA_DEV inline bool block_sign_attempt(const TaskParams& p, const SignShared& 
     bad |= warp_exceeds(r0, p.gamma2 - static_cast<int32_t>(p.beta)) ? 1u : 0u;
     bad |= warp_exceeds(ct0, p.gamma2) ? 1u : 0u;
     uint32_t row = 0;
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) {
       const uint32_t m = simt::ballot(make_hint(r0.c[x] + ct0.c[x], hi.c[x], p.gamma2) != 0);
       if (l == 0) masks[8 * i + x] = m;
@@ -252,6 +266,7 @@ MLDSA_DEV inline void block_sign_encode(const TaskParams& p, const SignShared& S
   for (unsigned i = w; i < p.k; i += kBlockWarps) {
     uint32_t at = 0;
     for (unsigned i2 = 0; i2 < i; ++i2) at += masks[8 * p.k + i2];
+    MLDSA_UNROLL
     for (unsigned x = 0; x < 8; ++x) {
       const uint32_t m = masks[8 * i + x];
       if ((m >> l) & 1) out[hint_at + at + simt::popc(m & simt::lanemask_lt())] = static_cast<uint8_t>(l + 32 * x);

@@ -153,18 +153,22 @@ MLDSA_DEV inline uint8_t block_verify(const TaskParams& p, const uint8_t* pk, co
       Frag acc{};
       for (unsigned j = 0; j < p.l; ++j) {
         const Frag a = load_contiguous(S.poly(S.a, (i - r0) * p.l + j)), z = load_contiguous(S.poly(S.zhat, j));
+        MLDSA_UNROLL
         for (unsigned x = 0; x < 8; ++x) {
           const int32_t prod = mont_mul(a.c[x], z.c[x]);
           acc.c[x] += prod;
         }
       }
       Frag ct1 = unpack_strided(spk + 32 + i * kT1Bytes, 10, 0, false);
+      MLDSA_UNROLL
       for (unsigned x = 0; x < 8; ++x) ct1.c[x] <<= kD;
       warp_ntt(ct1, scratch, zetas);
       const Frag c = load_contiguous(S.poly(S.chat, 0));
+      MLDSA_UNROLL
       for (unsigned x = 0; x < 8; ++x)
         acc.c[x] = reduce32(reduce32(acc.c[x]) - reduce32(mont_mul(c.c[x], ct1.c[x])));
       warp_invntt_tomont(acc, scratch, zetas);
+      MLDSA_UNROLL
       for (unsigned x = 0; x < 8; ++x) {
         const int32_t h = static_cast<int32_t>((static_cast<uint32_t>(masks[8 * i + x]) >> l) & 1);
         acc.c[x] = use_hint(caddq(acc.c[x]), h, p.gamma2);

@@ -31,8 +31,22 @@ struct KeccakLane {
   uint8_t chi1, chi2;  // B[x+1, y], B[x+2, y]
 };
 
-MLDSA_DEV inline KeccakLane keccak_lane(unsigned l) {
+// rho's rotation of word w (FIPS 202 Section 3.2.2): 6 bits each, packed
+// into three constants so a lane computes its own (an indexed table would
+// sit in local memory).
+MLDSA_HD constexpr uint64_t pack_rho(unsigned first) {
   constexpr uint8_t kRho[25] = {0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14};
+  uint64_t v = 0;
+  for (unsigned i = first; i < first + 10 && i < 25; ++i) v |= uint64_t{kRho[i]} << (6 * (i - first));
+  return v;
+}
+MLDSA_DEV inline unsigned rho_offset(unsigned w) {
+  constexpr uint64_t k0 = pack_rho(0), k1 = pack_rho(10), k2 = pack_rho(20);
+  const uint64_t v = w < 10 ? k0 : w < 20 ? k1 : k2;
+  return static_cast<unsigned>(v >> (6 * (w % 10))) & 63;
+}
+
+MLDSA_DEV inline KeccakLane keccak_lane(unsigned l) {
   KeccakLane k;
   if (l >= 25) {  // idle lanes read themselves
     for (unsigned i = 0; i < 4; ++i) k.theta[i] = static_cast<uint8_t>(l);
@@ -44,7 +58,7 @@ MLDSA_DEV inline KeccakLane keccak_lane(unsigned l) {
   for (unsigned i = 0; i < 4; ++i) k.theta[i] = static_cast<uint8_t>(x + 5 * ((y + 1 + i) % 5));
   k.dprev = static_cast<uint8_t>((x + 4) % 5 + 5 * y);
   k.dnext = static_cast<uint8_t>((x + 1) % 5 + 5 * y);
-  k.rho = kRho[l];
+  k.rho = static_cast<uint8_t>(rho_offset(l));
   // pi: (x, y) -> (y, 2x + 3y); so lane (X, Y) takes lane (X + 3Y mod 5, X).
   k.pi = static_cast<uint8_t>((x + 3 * y) % 5 + 5 * x);
   k.chi1 = static_cast<uint8_t>((x + 1) % 5 + 5 * y);

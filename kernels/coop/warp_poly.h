@@ -81,8 +81,11 @@ MLDSA_DEV inline void block_load_zetas(Shared<int32_t> dst) {
   }
 }
 
-// The lower registers of the distance-2 pairs: 0, 1, 4, 5 (then 8: done).
-MLDSA_HD constexpr unsigned next_low2(unsigned j) { return j % 2 == 0 ? j + 1 : j + 3; }
+// The t-th lower register of the distance-2 pairs (0, 1, 4, 5) and of the
+// distance-1 pairs (0, 2, 4, 6). Loops over registers are unrolled, so every
+// index is a constant and a Frag stays in registers.
+MLDSA_HD constexpr unsigned low2(unsigned t) { return (t & 1) | ((t & 2) << 1); }
+MLDSA_HD constexpr unsigned low1(unsigned t) { return 2 * t; }
 
 MLDSA_DEV inline void fwd_butterfly(int32_t& a, int32_t& b, int32_t z) {
   const int32_t t = mont_mul(z, b);
@@ -101,24 +104,54 @@ MLDSA_DEV inline void warp_ntt(Frag& f, Shared<int32_t> scratch, Shared<int32_t>
   const unsigned mid = 32 * (l / 4) + l % 4;  // the middle layout: mid + 4 j
   // len 128, 64, 32: all lanes use one twiddle per step (a broadcast).
   const int32_t z1 = zetas[1];
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 4; ++j) fwd_butterfly(f.c[j], f.c[j + 4], z1);
-  for (unsigned j = 0; j < 8; j = next_low2(j)) fwd_butterfly(f.c[j], f.c[j + 2], zetas[2 + j / 4]);
-  for (unsigned j = 0; j < 8; j += 2) fwd_butterfly(f.c[j], f.c[j + 1], zetas[4 + j / 2]);
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low2(t);
+    fwd_butterfly(f.c[j], f.c[j + 2], zetas[2 + j / 4]);
+  }
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low1(t);
+    fwd_butterfly(f.c[j], f.c[j + 1], zetas[4 + j / 2]);
+  }
   simt::sync_warp();  // the scratch's previous readers are done
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) scratch[pad_ex1(l + 32 * j)] = f.c[j];
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = scratch[pad_ex1(mid + 4 * j)];
   // len 16, 8, 4
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 4; ++j) fwd_butterfly(f.c[j], f.c[j + 4], zetas[8 + l / 4]);
-  for (unsigned j = 0; j < 8; j = next_low2(j)) fwd_butterfly(f.c[j], f.c[j + 2], zetas[16 + 2 * (l / 4) + j / 4]);
-  for (unsigned j = 0; j < 8; j += 2) fwd_butterfly(f.c[j], f.c[j + 1], zetas[32 + 4 * (l / 4) + j / 2]);
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low2(t);
+    fwd_butterfly(f.c[j], f.c[j + 2], zetas[16 + 2 * (l / 4) + j / 4]);
+  }
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low1(t);
+    fwd_butterfly(f.c[j], f.c[j + 1], zetas[32 + 4 * (l / 4) + j / 2]);
+  }
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) scratch[pad_ex2(mid + 4 * j)] = f.c[j];
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = scratch[pad_ex2(8 * l + j)];
   // len 2, 1
-  for (unsigned j = 0; j < 8; j = next_low2(j)) fwd_butterfly(f.c[j], f.c[j + 2], zetas[64 + (j / 4) * 32 + l]);
-  for (unsigned j = 0; j < 8; j += 2) fwd_butterfly(f.c[j], f.c[j + 1], zetas[128 + (j / 2) * 32 + l]);
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low2(t);
+    fwd_butterfly(f.c[j], f.c[j + 2], zetas[64 + (j / 4) * 32 + l]);
+  }
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low1(t);
+    fwd_butterfly(f.c[j], f.c[j + 1], zetas[128 + (j / 2) * 32 + l]);
+  }
 }
 
 // Inverse NTT times 2^32 (Algorithm 42, as kernels/task/ntt.h's
@@ -128,25 +161,53 @@ MLDSA_DEV inline void warp_invntt_tomont(Frag& f, Shared<int32_t> scratch, Share
   const unsigned l = simt::lane();
   const unsigned mid = 32 * (l / 4) + l % 4;
   // len 1, 2, 4 (Contiguous)
-  for (unsigned j = 0; j < 8; j += 2) inv_butterfly(f.c[j], f.c[j + 1], -zetas[128 + (3 - j / 2) * 32 + 31 - l]);
-  for (unsigned j = 0; j < 8; j = next_low2(j)) inv_butterfly(f.c[j], f.c[j + 2], -zetas[64 + (1 - j / 4) * 32 + 31 - l]);
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low1(t);
+    inv_butterfly(f.c[j], f.c[j + 1], -zetas[128 + (3 - j / 2) * 32 + 31 - l]);
+  }
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low2(t);
+    inv_butterfly(f.c[j], f.c[j + 2], -zetas[64 + (1 - j / 4) * 32 + 31 - l]);
+  }
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 4; ++j) inv_butterfly(f.c[j], f.c[j + 4], -zetas[63 - l]);
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) scratch[pad_ex2(8 * l + j)] = f.c[j];
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = scratch[pad_ex2(mid + 4 * j)];
   // len 8, 16
-  for (unsigned j = 0; j < 8; j = next_low2(j)) inv_butterfly(f.c[j], f.c[j + 2], -zetas[31 - 2 * (l / 4) - j / 4]);
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low2(t);
+    inv_butterfly(f.c[j], f.c[j + 2], -zetas[31 - 2 * (l / 4) - j / 4]);
+  }
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 4; ++j) inv_butterfly(f.c[j], f.c[j + 4], -zetas[15 - l / 4]);
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) scratch[pad_ex1(mid + 4 * j)] = f.c[j];
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = scratch[pad_ex1(l + 32 * j)];
   // len 32, 64, 128 (Strided)
-  for (unsigned j = 0; j < 8; j += 2) inv_butterfly(f.c[j], f.c[j + 1], -zetas[7 - j / 2]);
-  for (unsigned j = 0; j < 8; j = next_low2(j)) inv_butterfly(f.c[j], f.c[j + 2], -zetas[3 - j / 4]);
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low1(t);
+    inv_butterfly(f.c[j], f.c[j + 1], -zetas[7 - j / 2]);
+  }
+  MLDSA_UNROLL
+  for (unsigned t = 0; t < 4; ++t) {
+    const unsigned j = low2(t);
+    inv_butterfly(f.c[j], f.c[j + 2], -zetas[3 - j / 4]);
+  }
   const int32_t z1 = -zetas[1];
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 4; ++j) inv_butterfly(f.c[j], f.c[j + 4], z1);
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = mont_mul(kInvNMont, f.c[j]);
 }
 
@@ -155,15 +216,19 @@ MLDSA_DEV inline void warp_invntt_tomont(Frag& f, Shared<int32_t> scratch, Share
 MLDSA_DEV inline void warp_to_contiguous(Frag& f, Shared<int32_t> scratch) {
   const unsigned l = simt::lane();
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) scratch[pad32(l + 32 * j)] = f.c[j];
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = scratch[pad32(8 * l + j)];
 }
 MLDSA_DEV inline void warp_to_strided(Frag& f, Shared<int32_t> scratch) {
   const unsigned l = simt::lane();
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) scratch[pad32(8 * l + j)] = f.c[j];
   simt::sync_warp();
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = scratch[pad32(l + 32 * j)];
 }
 
@@ -172,18 +237,22 @@ MLDSA_DEV inline void warp_to_strided(Frag& f, Shared<int32_t> scratch) {
 // A padded polynomial in shared memory.
 MLDSA_DEV inline Frag load_strided(Shared<int32_t> p) {
   Frag f;
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = p[pad32(simt::lane() + 32 * j)];
   return f;
 }
 MLDSA_DEV inline Frag load_contiguous(Shared<int32_t> p) {
   Frag f;
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = p[pad32(8 * simt::lane() + j)];
   return f;
 }
 MLDSA_DEV inline void store_strided(Shared<int32_t> p, const Frag& f) {
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) p[pad32(simt::lane() + 32 * j)] = f.c[j];
 }
 MLDSA_DEV inline void store_contiguous(Shared<int32_t> p, const Frag& f) {
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) p[pad32(8 * simt::lane() + j)] = f.c[j];
 }
 
@@ -197,6 +266,7 @@ MLDSA_DEV inline Frag load_contiguous(const int32_t* p) {
   f.c[0] = a.x, f.c[1] = a.y, f.c[2] = a.z, f.c[3] = a.w;
   f.c[4] = b.x, f.c[5] = b.y, f.c[6] = b.z, f.c[7] = b.w;
 #else
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = q[j];
 #endif
   return f;
@@ -207,15 +277,18 @@ MLDSA_DEV inline void store_contiguous(int32_t* p, const Frag& f) {
   reinterpret_cast<int4*>(q)[0] = make_int4(f.c[0], f.c[1], f.c[2], f.c[3]);
   reinterpret_cast<int4*>(q)[1] = make_int4(f.c[4], f.c[5], f.c[6], f.c[7]);
 #else
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) q[j] = f.c[j];
 #endif
 }
 MLDSA_DEV inline Frag load_strided(const int32_t* p) {
   Frag f;
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) f.c[j] = p[simt::lane() + 32 * j];
   return f;
 }
 MLDSA_DEV inline void store_strided(int32_t* p, const Frag& f) {
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) p[simt::lane() + 32 * j] = f.c[j];
 }
 
@@ -236,6 +309,7 @@ MLDSA_DEV inline void pack_contiguous(Out out, const Frag& f, unsigned bits, int
   unsigned have = 0;
   size_t at = size_t{simt::lane()} * bits;
   const uint32_t mask = (1u << bits) - 1;
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
     const int32_t v = negate ? offset - f.c[j] : f.c[j] + offset;
     acc |= static_cast<uint64_t>(static_cast<uint32_t>(v) & mask) << have;
@@ -254,6 +328,7 @@ MLDSA_DEV inline Frag unpack_contiguous(In in, unsigned bits, int32_t offset, bo
   unsigned have = 0;
   size_t at = size_t{simt::lane()} * bits;
   const uint32_t mask = (1u << bits) - 1;
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
     while (have < bits) {
       acc |= static_cast<uint64_t>(byte_at(in, at++)) << have;
@@ -272,6 +347,7 @@ template <typename In>
 MLDSA_DEV inline Frag unpack_strided(In in, unsigned bits, int32_t offset, bool negate) {
   Frag f;
   const uint32_t mask = (1u << bits) - 1;
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
     const unsigned bit = (simt::lane() + 32 * j) * bits;
     const unsigned first = bit / 8, shift = bit % 8, nbytes = (shift + bits + 7) / 8;
@@ -289,6 +365,7 @@ MLDSA_DEV inline Frag unpack_strided(In in, unsigned bits, int32_t offset, bool 
 // reduced), without a branch on a coefficient (as task/sign.h's poly_exceeds).
 MLDSA_DEV inline bool warp_exceeds(const Frag& f, int32_t bound) {
   uint32_t any = 0;
+  MLDSA_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
     int32_t v = f.c[j];
     v = v - ((v >> 31) & (2 * v));

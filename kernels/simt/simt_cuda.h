@@ -46,7 +46,7 @@ extern __shared__ __align__(16) unsigned char g_simt_shared[];
 template <typename T>
 class Shared {
  public:
-  __device__ Shared() = default;
+  Shared() = default;
   __device__ explicit Shared(T* p) : p_(p) {}
   __device__ T& operator[](size_t i) const { return p_[i]; }
   __device__ Shared operator+(size_t i) const { return Shared(p_ + i); }

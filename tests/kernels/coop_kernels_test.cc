@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <random>
 #include <string>
@@ -37,6 +38,22 @@ size_t random_case_count() {
 }
 
 void expect_clean(const simt::HostResult& r, const std::string& what) { EXPECT_TRUE(r.ok) << what << ": " << r.error; }
+
+// The shared-memory plans: within the 48 KiB a block gets without an opt-in
+// launch attribute, every parameter set (printed for bench/RESULTS.md).
+TEST(CoopShared, PlansFitTheBudget) {
+  for (ParamSet set : kAllParamSets) {
+    const TaskParams tp = gpu::task_params(params(set));
+    const uint32_t kg = coop::keygen_shared_bytes(tp), vf = coop::verify_shared_bytes(tp),
+                   ex = coop::expand_shared_bytes(tp), sg = coop::sign_shared_bytes(tp);
+    std::cout << params(set).name << " dynamic shared memory per block: keygen " << kg << " (A^ rows per pass "
+              << coop::KeygenShared(tp).rows_per_pass << "), verify " << vf << " (rows per pass "
+              << coop::VerifyShared(tp).rows_per_pass << "), expand " << ex << ", sign loop " << sg << " bytes\n";
+    for (uint32_t b : {kg, vf, ex, sg}) EXPECT_LE(b, coop::kSharedBudget) << params(set).name;
+    EXPECT_GE(coop::KeygenShared(tp).rows_per_pass, 1u);
+    EXPECT_GE(coop::VerifyShared(tp).rows_per_pass, 1u);
+  }
+}
 
 // --- KeyGen --------------------------------------------------------------------
 
@@ -307,7 +324,7 @@ void run_siggen(const std::string& file) {
     }
     ASSERT_FALSE(want.empty());
     b.n = b.nkeys;
-    for (bool speculate : {true, false}) {
+    for (bool speculate : {true, false}) {  // 3 units speculating, or a unit per task
       coop_sign(p, b, speculate ? 3 : b.n, speculate);
       for (uint32_t i = 0; i < b.n; ++i) {
         EXPECT_NE(best_of(b, i), gpu::kNoAttempt);

@@ -225,8 +225,8 @@ TEST(CoopWarpKeccak, SpongeEqualsTheCore) {
   }
 }
 
-// One lane per stream, as the kernels run them: ExpandA's k*l entries,
-// ExpandS's l + k polynomials and ExpandMask's l streams of a task.
+// As the kernels run them: one lane per stream for ExpandA's k*l entries and
+// ExpandS's l + k polynomials, the warp sponge for ExpandMask's l streams.
 TEST(CoopSampling, LaneStreamsEqualTheCore) {
   std::mt19937_64 rng(7);
   uint8_t rho[32], rhoprime[64], rhopp[64];
@@ -258,9 +258,8 @@ TEST(CoopSampling, LaneStreamsEqualTheCore) {
     const size_t stream_bytes = blocks * kShake256Rate;
     std::vector<int32_t> got(l * kN);
     expect_clean(simt::host_launch({1, 32, l * stream_bytes}, {}, [&] {
-      const unsigned t = simt::lane();
-      if (t < l)
-        lane_mask_stream(rhopp, static_cast<uint16_t>(kappa + t), simt::shared_at<uint64_t>(t * stream_bytes), blocks);
+      for (unsigned j = 0; j < l; ++j)
+        warp_mask_stream(rhopp, static_cast<uint16_t>(kappa + j), simt::shared_at<uint8_t>(j * stream_bytes), blocks);
       simt::sync_warp();
       for (unsigned j = 0; j < l; ++j)
         store_strided(got.data() + j * kN,
