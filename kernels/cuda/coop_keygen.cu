@@ -10,7 +10,7 @@ namespace {
 // (bench/RESULTS.md) puts this kernel at 126 registers, set by the
 // one-state-per-lane sponge of ExpandS/ExpandA: 4 blocks of 128 threads
 // fill the register file (16 warps per SM); asking for 5 would cap it at 102
-// registers and spill ~170 bytes per thread. Shared memory (~40-45 KiB a
+// registers (ptxas took 96) and spill ~170 bytes per thread. Shared memory (~40-45 KiB a
 // block) would allow 5.
 constexpr unsigned kMinBlocks = 4;
 

@@ -12,11 +12,11 @@ namespace {
 
 // Blocks per SM the registers must allow (sm_90: 64 Ki registers), from
 // ptxas (bench/RESULTS.md). Expansion (once per key, cached): 88 registers,
-// 5 blocks. The loop: 128 registers (the attempt alone is 80; the unit's
-// schedule, the encoder and loop-invariant offsets around it make 128), 4
-// blocks of 128 threads, 16 warps per SM; 5 would cap it at 102 registers
-// and spill ~130 bytes per thread. Shared memory (~20-30 KiB a block)
-// allows 7-11.
+// 5 blocks (6 would cap it at 80 and spill 28 bytes per thread). The loop:
+// 128 registers (the attempt alone is 80; the unit's schedule, the encoder
+// and loop-invariant offsets around it make 128), 4 blocks of 128 threads,
+// 16 warps per SM; 5 would cap it at 102 and spill ~130 bytes per thread.
+// Shared memory (~20-30 KiB a block) allows 7-11.
 constexpr unsigned kExpandMinBlocks = 5, kLoopMinBlocks = 4;
 
 __global__ void __launch_bounds__(coop::kBlockThreads, kExpandMinBlocks) coop_expand_kernel(TaskParams p, SignChunk c) {

@@ -13,7 +13,7 @@
 // there is none.
 //
 // MLDSA_ACCEL_GPU_CASES: random cases per parameter set (default 2000 on CUDA,
-// 24 on the simulated device, 4 for its cooperative kernels;
+// 24 on the simulated device, 6 for its cooperative kernels;
 // tests/gpu/device_check.sh runs 100000). MLDSA_ACCEL_GPU_KERNELS=thread|coop
 // picks the kernel set of engine_cuda_test (default thread).
 
@@ -56,7 +56,7 @@ constexpr gpu::KernelSet kBuiltKernels = gpu::KernelSet::thread;
 #elif defined(MLDSA_ENGINE_TEST_COOP)
 // The host SIMT runs a block's 128 threads as fibers: one device, fewer cases.
 constexpr Target kTargets[] = {Target::sim1};
-constexpr size_t kDefaultCases = 4;
+constexpr size_t kDefaultCases = 6;
 constexpr gpu::KernelSet kBuiltKernels = gpu::KernelSet::coop;
 #else
 constexpr Target kTargets[] = {Target::sim1, Target::sim4};
@@ -112,11 +112,17 @@ class EngineTest : public ::testing::TestWithParam<Target> {
     return c;
   }
   std::unique_ptr<Engine> make(const EngineConfig& c) { return Engine::create(platform_, c, &why_); }
-  std::vector<Engine*> engines() const { return {engine_.get(), small_.get()}; }
+  // The cooperative kernels on the simulated device cost ~30 ms of host
+  // time per signature (a block's 128 fibers, 5-10x that under the
+  // sanitizers), so there the tests use the small-chunk engine alone (the
+  // other still runs RandomCases, Hedged and sigGen-tr1) and the
+  // signing-heavy ones fewer items; kernels/coop's own tests
+  // (coop_kernels_test) take the ACVP vectors in full.
+  std::vector<Engine*> engines() const {
+    if (coop_sim()) return {small_.get()};
+    return {engine_.get(), small_.get()};
+  }
   bool simulated() const { return GetParam() != Target::cuda; }
-  // The cooperative kernels on the simulated device: ~30 ms of host time per
-  // signature (a block's 128 fibers), so the signing-heavy tests run fewer
-  // items there; kernels/coop's own tests take the ACVP vectors in full.
   bool coop_sim() const { return coop_on_host(GetParam()); }
 
   std::shared_ptr<gpu::Platform> platform_;
@@ -266,19 +272,19 @@ void acvp_siggen(const std::vector<Engine*>& engines, const std::string& file,
   }
 }
 
-// With the cooperative kernels on the host: sigGen through the small-chunk
-// engine, sigGen-tr1's every fourth record through the other, dynamically
-// scheduled (coop_kernels_test signs all of sigGen both ways).
+// With the cooperative kernels on the host: every third sigGen record through
+// the small-chunk engine, every eighth sigGen-tr1 record through the other,
+// dynamically scheduled (coop_kernels_test signs all of sigGen both ways).
 TEST_P(EngineTest, AcvpSigGen) {
   if (coop_sim()) {
-    acvp_siggen({small_.get()}, "sigGen.txt", {SignScheduling::dynamic});
+    acvp_siggen({small_.get()}, "sigGen.txt", {SignScheduling::dynamic}, 3);
   } else {
     acvp_siggen(engines(), "sigGen.txt");
   }
 }
 TEST_P(EngineTest, AcvpSigGenTr1) {
   if (coop_sim()) {
-    acvp_siggen({engine_.get()}, "sigGen-tr1.txt", {SignScheduling::dynamic}, 4);
+    acvp_siggen({engine_.get()}, "sigGen-tr1.txt", {SignScheduling::dynamic}, 8);
   } else {
     acvp_siggen(engines(), "sigGen-tr1.txt");
   }
@@ -478,7 +484,7 @@ TEST_P(EngineTest, ParameterSetsAlternate) {
   for (int round = 0; round < (coop_sim() ? 1 : 2); ++round) {
     for (ParamSet set : {ParamSet::ML_DSA_87, ParamSet::ML_DSA_44, ParamSet::ML_DSA_65}) {
       const Params& p = params(set);
-      constexpr size_t kItems = 9;
+      const size_t kItems = coop_sim() ? 4 : 9;
       std::vector<std::unique_ptr<PrivateKey>> keys;
       Bytes seeds, mus(kItems * MU_BYTES, static_cast<uint8_t>(round + 1)), rnd(RND_BYTES, 0);
       for (size_t i = 0; i < kItems; ++i) {
@@ -535,11 +541,11 @@ TEST_P(EngineTest, HedgedSigningVerifiesAndIsFresh) {
 // signing: byte-equal to sign_mu every time.
 TEST_P(EngineTest, KeyCacheHitsAndEvictionsStayExact) {
   const Params& p = params(ParamSet::ML_DSA_44);
-  // The cooperative kernels on the host sign 12 keys four times over: cache
+  // The cooperative kernels on the host sign 6 keys four times over: cache
   // hits, each key expanded once per engine, no eviction (the cache's
   // bookkeeping is the engine's, the same for both kernel sets: the thread
   // runs evict).
-  const size_t kKeys = coop_sim() ? 12 : simulated() ? 300 : 600;
+  const size_t kKeys = coop_sim() ? 6 : simulated() ? 300 : 600;
   std::vector<std::unique_ptr<PrivateKey>> keys(kKeys);
   parallel_for(kKeys, [&](size_t k) { PrivateKey::from_seed(p, fixed_seed(static_cast<uint8_t>(k)), keys[k]); });
   const size_t n = 4 * kKeys;

@@ -50,6 +50,17 @@ def short_name(mangled):
     return names[-1] if names else mangled
 
 
+def warps_by_registers(regs, block_threads=128):
+    """Warps an sm_90 SM holds as registers allow (64 Ki registers, allocated
+    per warp in units of 256, whole blocks; at most 64 warps). Every kernel
+    of kernels/cuda/ runs 128-thread blocks; dynamic shared memory can lower
+    this further (coop_kernels_test prints each plan)."""
+    per_warp = -(-regs * 32 // 256) * 256
+    warps_per_block = block_threads // 32
+    blocks = min(65536 // (per_warp * warps_per_block), 64 // warps_per_block)
+    return blocks * warps_per_block
+
+
 def compile_one(nvcc, root, src, outdir):
     cmd = [nvcc, "-arch=sm_90", "-cubin", "-std=c++20", "-O3", "-DNDEBUG", "-I" + root, "-Xptxas", "-v",
            "-diag-suppress", "20012", os.path.join(root, "kernels", "cuda", src),
@@ -128,18 +139,20 @@ def main():
                 table.append((src, short_name(mangled), r))
     names_seen = set()
     print()
-    print("| source | kernel / function | registers | stack (bytes/thread) | spill stores | spill loads | static smem | stack limit |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| source | kernel / function | registers | stack (bytes/thread) | spill stores | spill loads | static smem | stack limit | warps/SM by registers |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for src, name, r in sorted(table, key=lambda t: (t[0], t[2]["kind"] != "kernel", t[1])):
         key = (src, name)
         if key in names_seen:
             continue
         names_seen.add(key)
         limit = limits.get(name) if r["kind"] == "kernel" else None
-        print("| %s | %s%s | %s | %d | %d | %d | %s | %s |" % (
-            src, name, "" if r["kind"] == "kernel" else " (device function)", r.get("regs", "-"), r.get("stack", 0),
-            r.get("spill_st", 0), r.get("spill_ld", 0), r.get("smem", "-") if r["kind"] == "kernel" else "-",
-            "-" if limit is None else limit))
+        kernel = r["kind"] == "kernel"
+        occupancy = "%d of 64" % warps_by_registers(r["regs"]) if kernel and "regs" in r else "-"
+        print("| %s | %s%s | %s | %d | %d | %d | %s | %s | %s |" % (
+            src, name, "" if kernel else " (device function)", r.get("regs", "-"), r.get("stack", 0),
+            r.get("spill_st", 0), r.get("spill_ld", 0), r.get("smem", "-") if kernel else "-",
+            "-" if limit is None else limit, occupancy))
         if r.get("spill_st", 0) or r.get("spill_ld", 0):
             failures.append("%s %s spills (%d bytes stored, %d loaded)" % (src, name, r["spill_st"], r["spill_ld"]))
         if r["kind"] == "kernel":
