@@ -484,8 +484,10 @@ class SimPlatform::SimDevice final : public Device {
   void find(std::vector<std::string>& out) const {
     std::lock_guard<std::mutex> lock(m_);
     if (secrets_ == nullptr) return;
-    for (const auto& [base, b] : blocks_)
+    for (const auto& entry : blocks_) {
+      const auto& b = entry.second;  // not a structured binding: clang 14 cannot capture those
       secrets_->scan(b.base, b.size, [&](size_t at, size_t n) { out.push_back(where(b, at, n)); });
+    }
   }
   void set_secrets(const SecretIndex* secrets) {
     std::lock_guard<std::mutex> lock(m_);
