@@ -311,19 +311,25 @@ mldsa::Status Router::route(Request& r) {
 
 // The measured policy's question for one bulk request. Threads in a call are
 // the batch they would make and the CPU work they would do; an ASYNC job's
-// thread runs one request at a time, so jobs make a batch (as large as the
-// last one the device got) while the CPU runs as many as threads have run
-// at once.
+// thread runs one request at a time, so its jobs make a batch only once
+// queued (as many as were lately in flight at once: a probe shows them)
+// while the CPU runs as many as threads have run at once.
 bool Router::worth_the_device(const Request& r, size_t inflight, bool async) {
+  const int64_t now = now_ns();
   RoutePolicy::Demand d;
   if (async) {
-    d.batch = std::max(inflight, policy_->model(*r.params, r.op).last_batch);
+    size_t peak = async_peak_.load(std::memory_order_relaxed);
+    if (inflight >= peak || now - async_peak_at_.load(std::memory_order_relaxed) > 1'000'000'000) {
+      async_peak_.store(peak = inflight, std::memory_order_relaxed);
+      async_peak_at_.store(now, std::memory_order_relaxed);
+    }
+    d.batch = std::max(inflight, peak);
     d.cpu_parallel = cpu_parallel_.load(std::memory_order_relaxed);
   } else {
     d.batch = inflight;
     d.cpu_parallel = inflight;
   }
-  return policy_->use_device(*r.params, r.op, d, now_ns());
+  return policy_->use_device(*r.params, r.op, d, now);
 }
 
 mldsa::Status Router::sign(const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* rnd,

@@ -141,6 +141,11 @@ class Router {
   std::atomic<size_t> inflight_{0};
   std::atomic<size_t> cpu_busy_{0};       // requests running on the CPU now
   std::atomic<size_t> cpu_parallel_{1};   // the most seen at once (ASYNC callers' CPU estimate)
+  // The most requests in flight an ASYNC caller saw lately (refreshed when
+  // reached again, else forgotten after a second): the batch its jobs make
+  // once queued, though on the CPU they run one at a time.
+  std::atomic<size_t> async_peak_{0};
+  std::atomic<int64_t> async_peak_at_{0};
   std::atomic<int64_t> cpu_only_until_{0};  // steady_clock ns; set after an executor error
   std::atomic<uint64_t> cpu_{0}, queued_{0}, queue_full_{0};
 };

@@ -281,8 +281,9 @@ TEST_F(RoutedEvp, ProviderReportsRouting) {
     // gpu-devices probed the GPU: the queue is there with its batch limit.
     EXPECT_GE(c.max_batch, 1u);
     EXPECT_FALSE(c.model.empty());
-    if (sim_mode() && std::getenv("MLDSA_ACCEL_GPU_MAX_BATCH") == nullptr)
+    if (sim_mode() && std::getenv("MLDSA_ACCEL_GPU_MAX_BATCH") == nullptr) {
       EXPECT_GE(c.max_batch, 1024u) << "the default batch limit is at least 1024";
+    }
   }
 }
 
