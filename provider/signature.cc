@@ -176,7 +176,7 @@ EVP_MD* fetch_sha512(const SigCtx* c) {
 
 bool begin_stream(SigCtx* c) {
   if (c->started) return true;
-  const uint8_t* tr = c->key->public_key()->tr();
+  const std::span<const uint8_t> tr = c->key->public_key()->tr();
   if (c->mu_input) {
     c->mu_len = 0;
   } else if (c->alg->prehash) {
