@@ -17,6 +17,7 @@
 // all). MLDSA_ACCEL_GPU_OPS: any of keygen,verify,sign (default all).
 // MLDSA_ACCEL_GPUS / MLDSA_ACCEL_GPU_SPLIT as for the engine. Prints
 // "skipped: ..." and exits 0 when there is no device.
+// MLDSA_ACCEL_GPU_BENCH_MODE=staging measures the host side alone (below).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -30,6 +31,7 @@
 #include "bench/gpu_bench_util.h"
 #include "cpu/mldsa.h"
 #include "kernels/engine.h"
+#include "kernels/sim_device.h"
 
 namespace {
 
@@ -47,7 +49,70 @@ constexpr size_t kMsgBytes = 32;
 bool wanted(const char* op) {
   const char* v = std::getenv("MLDSA_ACCEL_GPU_OPS");
   if (v == nullptr || *v == '\0') return true;
-  return ("," + std::string(v) + ",").find("," + std::string(op) + ",") != std::string::npos;
+  const std::string list = std::string(",").append(v).append(",");
+  const std::string item = std::string(",").append(op).append(",");
+  return list.find(item) != std::string::npos;
+}
+
+// MLDSA_ACCEL_GPU_BENCH_MODE=staging: the host side alone, on simulated
+// devices that do no work (SimConfig::device_work = false: no kernels, copies
+// or memsets; devices from MLDSA_ACCEL_SIM_DEVICES, default 1): the items/s
+// that staging into pinned memory, the pipeline and the delivery to the
+// callers' buffers keep up with, for keygen, verify and sign with distinct
+// keys. Nothing is computed, so nothing is checked: these rows measure the
+// host side only.
+int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& sets, size_t max_batch) {
+  mldsa::gpu::SimConfig sc;
+  sc.device_work = false;
+  if (const char* d = std::getenv("MLDSA_ACCEL_SIM_DEVICES"); d && *d) sc.devices = std::atoi(d);
+  mldsa::gpu::EngineConfig config;
+  config.self_test = false;  // nothing is computed
+  config.sign_key_cache = config.verify_key_cache = false;
+  config.chunk_items = std::min(config.chunk_items, max_batch);
+  std::string why;
+  if (!mldsa::gpu::engine_config_from_environment(config, &why)) {
+    std::printf("%s\n", why.c_str());
+    return 1;
+  }
+  std::unique_ptr<Engine> engine = Engine::create(mldsa::gpu::make_sim_platform(sc), config, &why);
+  if (!engine) {
+    std::printf("engine: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("staging only, on %s doing no device work (results not checked)\n",
+              engine->device_description().c_str());
+  header();
+  for (size_t set_num : sets) {
+    const mldsa::Params* pp = mldsa::params_by_name("ML-DSA-" + std::to_string(set_num));
+    if (!pp) continue;
+    const mldsa::Params& p = *pp;
+    Bytes seeds(max_batch * mldsa::SEED_BYTES, 1), pks(max_batch * p.pk_bytes, 2), sks(max_batch * p.sk_bytes, 3),
+        sigs(max_batch * p.sig_bytes, 4), mus(max_batch * mldsa::MU_BYTES, 5);
+    std::vector<mldsa::gpu::KeygenItem> keygen_items(max_batch);
+    std::vector<VerifyItem> verify_items(max_batch);
+    std::vector<SignItem> sign_items(max_batch);
+    for (size_t i = 0; i < max_batch; ++i) {
+      keygen_items[i] = {seeds.data() + i * mldsa::SEED_BYTES, pks.data() + i * p.pk_bytes, sks.data() + i * p.sk_bytes};
+      verify_items[i] = {pks.data() + i * p.pk_bytes, sigs.data() + i * p.sig_bytes, p.sig_bytes,
+                         mus.data() + i * mldsa::MU_BYTES, nullptr, 0, nullptr, 0};
+      sign_items[i] = {sks.data() + i * p.sk_bytes, mus.data() + i * mldsa::MU_BYTES, mus.data(),
+                       sigs.data() + i * p.sig_bytes};
+    }
+    std::vector<mldsa::Status> st(max_batch);
+    const auto unchecked = [] { return true; };
+    for (size_t batch : batches) {
+      row(p.name, "staging keygen", batch, ops_per_second(batch, [&] {
+            return engine->keygen(p, keygen_items.data(), batch).ok();
+          }, unchecked));
+      row(p.name, "staging verify", batch, ops_per_second(batch, [&] {
+            return engine->verify(p, verify_items.data(), batch, st.data()).ok();
+          }, unchecked));
+      row(p.name, "staging sign", batch, ops_per_second(batch, [&] {
+            return engine->sign(p, sign_items.data(), batch, nullptr, st.data()).ok();
+          }, unchecked));
+    }
+  }
+  return 0;
 }
 
 }  // namespace
@@ -56,6 +121,8 @@ int main() {
   const std::vector<size_t> batches = env_list("MLDSA_ACCEL_GPU_BATCHES", "1000,10000,100000,1000000");
   const std::vector<size_t> sets = env_list("MLDSA_ACCEL_GPU_SETS", "44,65,87");
   const size_t max_batch = *std::max_element(batches.begin(), batches.end());
+  if (const char* mode = std::getenv("MLDSA_ACCEL_GPU_BENCH_MODE"); mode && std::string(mode) == "staging")
+    return staging_main(batches, sets, max_batch);
   std::string why;
   mldsa::gpu::EngineConfig config;
   config.chunk_items = std::min(config.chunk_items, max_batch);  // no buffers bigger than a batch needs

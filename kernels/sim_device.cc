@@ -25,6 +25,7 @@ struct StreamHandle {
     std::function<DeviceStatus()> run;
     std::chrono::nanoseconds modelled{0};
     bool hang = false;
+    bool device_work = false;  // a launch, copy or memset: skipped without SimConfig::device_work
   };
   unsigned index = 0;
   std::mutex m;
@@ -196,7 +197,7 @@ class SimPlatform::SimDevice final : public Device {
       if (broken) return async_failure(SimOp::zero);  // the secrets stay where they were
       std::memset(dev, 0, bytes);
       return {};
-    });
+    }, true);
   }
 
   DeviceStatus record(Event e, Stream s) override {
@@ -255,7 +256,7 @@ class SimPlatform::SimDevice final : public Device {
       if (corrupt) c.pks[0] ^= 1;
       count_tasks(kKeygen, n);
       return {};
-    });
+    }, true);
   }
 
   DeviceStatus launch_verify(Stream s, const TaskParams& p, const VerifyChunk& c, uint32_t n) override {
@@ -283,7 +284,7 @@ class SimPlatform::SimDevice final : public Device {
       if (corrupt) c.results[0] ^= 1;  // accept <-> reject
       count_tasks(kVerify, n);
       return {};
-    });
+    }, true);
   }
 
   DeviceStatus launch_verify_expand(Stream s, const TaskParams& p, const VerifyExpandChunk& c) override {
@@ -306,7 +307,7 @@ class SimPlatform::SimDevice final : public Device {
       if (corrupt && c.nkeys > 0) c.xpks[size_t{c.slot[0]} * words + verify_key_a(p)] ^= 1;
       count_tasks(kVerifyExpand, c.nkeys);
       return {};
-    });
+    }, true);
   }
 
   DeviceStatus launch_sign_expand(Stream s, const TaskParams& p, const SignChunk& c) override {
@@ -331,7 +332,7 @@ class SimPlatform::SimDevice final : public Device {
       if (corrupt && c.nkeys > 0) c.xkeys[size_t{c.expand_slot ? c.expand_slot[0] : 0} * words + 8] ^= 1;
       count_tasks(kExpand, c.nkeys);
       return {};
-    });
+    }, true);
   }
 
   DeviceStatus launch_sign_prepare(Stream s, const TaskParams& p, const SignChunk& c,
@@ -357,7 +358,7 @@ class SimPlatform::SimDevice final : public Device {
       if (corrupt) c.rhopps[0] ^= 1;
       count_tasks(kPrepare, n);
       return {};
-    });
+    }, true);
   }
 
   DeviceStatus launch_sign_loop(Stream s, const TaskParams& p, const SignChunk& c, const SignSchedule& sched,
@@ -400,7 +401,7 @@ class SimPlatform::SimDevice final : public Device {
       if (corrupt) c.sigs[0] ^= 1;
       count_tasks(kLoop, attempts);
       return {};
-    });
+    }, true);
   }
 
   // On a lost device too it waits (for the operation in progress: the rest
@@ -581,7 +582,7 @@ class SimPlatform::SimDevice final : public Device {
       std::memcpy(dst, src, bytes);
       if (corrupt && bytes > 0) static_cast<uint8_t*>(dst)[0] ^= 1;
       return {};
-    });
+    }, true);
   }
 
   std::chrono::nanoseconds modelled_launch(int kernel, uint64_t tasks) const {
@@ -599,10 +600,10 @@ class SimPlatform::SimDevice final : public Device {
   }
 
   DeviceStatus enqueue(Stream s, const Admission& a, std::chrono::nanoseconds modelled,
-                       std::function<DeviceStatus()> run) {
+                       std::function<DeviceStatus()> run, bool device_work = false) {
     {
       std::lock_guard<std::mutex> lock(s->m);
-      s->queue.push_back({std::move(run), modelled, a.hang});
+      s->queue.push_back({std::move(run), modelled, a.hang, device_work});
     }
     s->cv.notify_all();
     return {};
@@ -634,7 +635,7 @@ class SimPlatform::SimDevice final : public Device {
           std::unique_lock<std::mutex> lock(m_);
           cv_.wait_until(lock, t0 + op.modelled, [&] { return shutdown_; });
         }
-        st = op.run();
+        st = op.device_work && !config_.device_work ? DeviceStatus{} : op.run();
       }
       {
         std::lock_guard<std::mutex> lock(s.m);

@@ -97,6 +97,13 @@ struct SimConfig {
   uint32_t sign_units = 64;               // what the occupancy query answers
   SimSpeed speed;
   std::vector<SimFault> faults;
+  // false: the device does no work: kernels, copies and memsets move no data
+  // and take only their modelled time (events and waits still order them), so
+  // the host side (staging into pinned memory, the pipeline, delivery to the
+  // callers) is measured alone, as a real device's DMA and kernels would not
+  // use the host's cores. Results are then garbage: for benchmarks of the host
+  // side only, never with a self-test or a check of the results.
+  bool device_work = true;
 };
 
 // "latency_us=20,keygen_ns=80,verify_ns=80,vexpand_ns=60,sign_ns=300,expand_ns=100,prepare_ns=10,

@@ -596,17 +596,26 @@ TEST(EngineFaults, BatchesAllocateNothing) {
 // four chunks are launched before the engine first synchronizes, and the
 // slow expansion (a modelled 30 ms per key) is waited for, so every
 // signature is exact.
-TEST(EngineFaults, ChunksSharingAKeyWaitOnTheDevice) {
-  const Work work(ParamSet::ML_DSA_44, 16, 1);
+// An engine of 4 streams of 4-item chunks on a simulated device whose kernel
+// `kernel` (an index of SimSpeed::per_task) takes a modelled 30 ms per task.
+std::unique_ptr<Engine> slow_kernel_engine(std::shared_ptr<gpu::SimPlatform>& sim, int kernel) {
   SimConfig sc;
-  sc.speed.per_task[2] = 30ms;  // sign_expand
-  auto sim = gpu::make_sim_platform(sc);
+  sc.speed.per_task[kernel] = 30ms;
+  sim = gpu::make_sim_platform(sc);
   EngineConfig ec = small_config();
   ec.streams = 4;
   ec.chunk_items = 4;
   std::string why;
   std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
-  ASSERT_NE(e, nullptr) << why;
+  EXPECT_NE(e, nullptr) << why;
+  return e;
+}
+
+TEST(EngineFaults, ChunksSharingAKeyWaitOnTheDevice) {
+  const Work work(ParamSet::ML_DSA_44, 16, 1);
+  std::shared_ptr<gpu::SimPlatform> sim;
+  std::unique_ptr<Engine> e = slow_kernel_engine(sim, 2);  // sign_expand
+  ASSERT_NE(e, nullptr);
   Bytes sigs(work.n() * work.p.sig_bytes);
   std::vector<Status> st(work.n());
   ASSERT_TRUE(e->sign(work.p, work.sign_items.data(), work.n(), sigs.data(), st.data()).ok());
@@ -673,15 +682,9 @@ TEST(EngineFaults, PublicKeyCacheHitsEvictsAndStaysExact) {
 // stream is still expanding (a modelled 30 ms per key) wait for it on the device.
 TEST(EngineFaults, ChunksSharingAPublicKeyWaitOnTheDevice) {
   const Work work(ParamSet::ML_DSA_87, 16, 1);
-  SimConfig sc;
-  sc.speed.per_task[5] = 30ms;  // verify_expand
-  auto sim = gpu::make_sim_platform(sc);
-  EngineConfig ec = small_config();
-  ec.streams = 4;
-  ec.chunk_items = 4;
-  std::string why;
-  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
-  ASSERT_NE(e, nullptr) << why;
+  std::shared_ptr<gpu::SimPlatform> sim;
+  std::unique_ptr<Engine> e = slow_kernel_engine(sim, 5);  // verify_expand
+  ASSERT_NE(e, nullptr);
   std::vector<Status> st(work.n(), Status::internal_error);
   ASSERT_TRUE(e->verify(work.p, work.verify_items.data(), work.n(), st.data()).ok());
   EXPECT_EQ(st, work.verify_want);
