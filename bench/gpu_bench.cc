@@ -15,7 +15,8 @@
 // MLDSA_ACCEL_GPU_BATCHES: comma-separated batch sizes (default
 // 1000,10000,100000,1000000). MLDSA_ACCEL_GPU_SETS: e.g. "44,65" (default
 // all). MLDSA_ACCEL_GPU_OPS: any of keygen,verify,sign (default all).
-// MLDSA_ACCEL_GPUS / MLDSA_ACCEL_GPU_SPLIT as for the engine. Prints
+// MLDSA_ACCEL_GPUS / MLDSA_ACCEL_GPU_SPLIT / MLDSA_ACCEL_GPU_KERNELS as for
+// the engine. Prints
 // "skipped: ..." and exits 0 when there is no device.
 // MLDSA_ACCEL_GPU_BENCH_MODE=staging measures the host side alone (below).
 #include <algorithm>
@@ -131,7 +132,8 @@ int main() {
     std::printf("skipped: %s\n", why.c_str());
     return 0;
   }
-  std::printf("devices: %s\n", engine->device_description().c_str());
+  const char* kernels = std::getenv("MLDSA_ACCEL_GPU_KERNELS");
+  std::printf("devices: %s, %s kernels\n", engine->device_description().c_str(), kernels && *kernels ? kernels : "thread");
   header();
   int failures = 0;
 

@@ -25,8 +25,9 @@ using Oak = MLDSA_ONE_ASYMMETRIC_KEY;
 int cleanse_cb(int operation, ASN1_VALUE** pval, const ASN1_ITEM*, void*) {
   if (operation == ASN1_OP_FREE_PRE) {
     Oak* k = reinterpret_cast<Oak*>(*pval);
-    if (k->private_key != nullptr)
-      OPENSSL_cleanse(k->private_key->data, static_cast<size_t>(k->private_key->length));
+    if (k->private_key != nullptr)  // ASN1_STRING is opaque from OpenSSL 4.0: its accessors only.
+      OPENSSL_cleanse(const_cast<unsigned char*>(ASN1_STRING_get0_data(k->private_key)),
+                      static_cast<size_t>(ASN1_STRING_length(k->private_key)));
   }
   return 1;
 }
@@ -62,10 +63,14 @@ Oak* build(ASN1_OBJECT* oid, std::span<const uint8_t> private_key, std::span<con
        ASN1_OCTET_STRING_set(k->private_key, private_key.data(), static_cast<int>(private_key.size())) == 1;
   if (ok && !pk.empty()) {
     k->public_key = ASN1_BIT_STRING_new();
+    // Whole bytes: no unused bits (else i2d would trim trailing zero bytes).
+#if OPENSSL_VERSION_MAJOR >= 4
+    ok = k->public_key != nullptr && ASN1_BIT_STRING_set1(k->public_key, pk.data(), pk.size(), 0) == 1;
+#else
     ok = k->public_key != nullptr &&
          ASN1_BIT_STRING_set(k->public_key, const_cast<uint8_t*>(pk.data()), static_cast<int>(pk.size())) == 1;
-    // Whole bytes: no unused bits (else i2d would trim trailing zero bytes).
     if (ok) k->public_key->flags = (k->public_key->flags & ~0x07) | ASN1_STRING_FLAG_BITS_LEFT;
+#endif
   }
   if (!ok) {
     MLDSA_ONE_ASYMMETRIC_KEY_free(k);
@@ -105,7 +110,13 @@ bool PrivateKeyInfo::has_public_key() const { return oak(oak_)->public_key != nu
 bool PrivateKeyInfo::public_key(std::span<const uint8_t>& out) const {
   const ASN1_BIT_STRING* b = oak(oak_)->public_key;
   if (b == nullptr) return false;
+#if OPENSSL_VERSION_MAJOR >= 4
+  size_t length = 0;
+  int unused_bits = 0;
+  if (ASN1_BIT_STRING_get_length(b, &length, &unused_bits) != 1 || unused_bits != 0) return false;
+#else
   if ((b->flags & ASN1_STRING_FLAG_BITS_LEFT) != 0 && (b->flags & 0x07) != 0) return false;
+#endif
   out = {ASN1_STRING_get0_data(b), static_cast<size_t>(ASN1_STRING_length(b))};
   return true;
 }
@@ -138,7 +149,7 @@ X509_SIG* private_key_info_encrypt(ASN1_OBJECT* oid, std::span<const uint8_t> pr
     X509_ALGOR* alg = nullptr;
     ASN1_OCTET_STRING* data = nullptr;
     X509_SIG_getm(sig, &alg, &data);
-    if (X509_ALGOR_copy(alg, pbe) != 1 || ASN1_OCTET_STRING_set(data, enc->data, enc->length) != 1) {
+    if (X509_ALGOR_copy(alg, pbe) != 1 || ASN1_OCTET_STRING_set(data, ASN1_STRING_get0_data(enc), ASN1_STRING_length(enc)) != 1) {
       X509_SIG_free(sig);
       sig = nullptr;
     }

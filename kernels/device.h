@@ -33,6 +33,14 @@ struct VerifyChunk;
 struct VerifyExpandChunk;
 struct SignChunk;
 
+// Which kernels a launch runs. thread: one GPU thread per task
+// (kernels/task/chunk.h); coop: one block of 128 threads per task, warps
+// sharing each polynomial (kernels/coop/chunk.h, on the SIMT layer
+// kernels/simt/). Both compute the same bytes and share the expanded-key
+// layout; sign_prepare is the same kernel for both.
+enum class KernelSet : uint8_t { thread = 0, coop = 1 };
+inline const char* kernel_set_name(KernelSet k) { return k == KernelSet::coop ? "coop" : "thread"; }
+
 enum class DeviceErrc : uint8_t {
   ok = 0,
   failed,         // the call (or work queued before a synchronize) failed
@@ -51,9 +59,12 @@ struct DeviceProperties {
   std::string name;           // "NVIDIA H200 (sm_90, 132 SMs)", "simulated device 0"
   size_t memory_bytes = 0;    // device memory
   uint32_t multiprocessors = 0;
-  // Threads of the signing loop kernel resident at once (the occupancy query
-  // times the multiprocessors): how many units the dynamic schedule runs.
+  // Units of the signing loop resident at once (the occupancy query times
+  // the multiprocessors): how many units the dynamic schedule runs; threads
+  // of the thread-per-task loop, blocks of the cooperative one.
   uint32_t sign_units = 0;
+  uint32_t coop_sign_units = 0;
+  uint32_t units(KernelSet k) const { return k == KernelSet::coop ? coop_sign_units : sign_units; }
 };
 
 // Opaque handles, owned by the device that made them.
@@ -89,16 +100,19 @@ class Device {
   virtual DeviceStatus record(Event e, Stream s) = 0;
   virtual DeviceStatus wait(Stream s, Event e) = 0;
 
-  // The kernels (kernels/task/chunk.h's threads): n tasks; the expansions:
-  // c.nkeys threads; loop: units threads, each running sign_unit_step until stop.
-  virtual DeviceStatus launch_keygen(Stream s, const TaskParams& p, const KeygenChunk& c, uint32_t n) = 0;
-  virtual DeviceStatus launch_verify(Stream s, const TaskParams& p, const VerifyChunk& c, uint32_t n) = 0;
+  // The kernels of set k (kernels/task/chunk.h's threads, or
+  // kernels/coop/chunk.h's blocks): n tasks; expand: c.nkeys keys; loop:
+  // units signing units (threads or blocks), each running the schedule
+  // until it says stop.
+  virtual DeviceStatus launch_keygen(Stream s, KernelSet k, const TaskParams& p, const KeygenChunk& c, uint32_t n) = 0;
+  virtual DeviceStatus launch_verify(Stream s, KernelSet k, const TaskParams& p, const VerifyChunk& c, uint32_t n) = 0;
+  // The public-key cache's expansion (thread kernels only): c.nkeys keys.
   virtual DeviceStatus launch_verify_expand(Stream s, const TaskParams& p, const VerifyExpandChunk& c) = 0;
-  virtual DeviceStatus launch_sign_expand(Stream s, const TaskParams& p, const SignChunk& c) = 0;
-  virtual DeviceStatus launch_sign_prepare(Stream s, const TaskParams& p, const SignChunk& c,
+  virtual DeviceStatus launch_sign_expand(Stream s, KernelSet k, const TaskParams& p, const SignChunk& c) = 0;
+  virtual DeviceStatus launch_sign_prepare(Stream s, KernelSet k, const TaskParams& p, const SignChunk& c,
                                            const SignSchedule& sched) = 0;
-  virtual DeviceStatus launch_sign_loop(Stream s, const TaskParams& p, const SignChunk& c, const SignSchedule& sched,
-                                        uint32_t units) = 0;
+  virtual DeviceStatus launch_sign_loop(Stream s, KernelSet k, const TaskParams& p, const SignChunk& c,
+                                        const SignSchedule& sched, uint32_t units) = 0;
 
   // Host side: waits until everything queued on s has run, at most timeout.
   // DeviceErrc::timeout when it has not (the work may still be running).

@@ -154,7 +154,8 @@ EngineStatus DeviceWorker::create(Device& device, const EngineConfig& config, Ho
   if (config.sign_key_cache)
     if (EngineStatus st = make_caches(w->sign_caches_, sign_key_words, "alloc_device (signing key cache)"); !st.ok())
       return st;
-  if (config.verify_key_cache)
+  // The cooperative verify expands each key in its block: no public-key cache.
+  if (config.verify_key_cache && config.kernels == KernelSet::thread)
     if (EngineStatus st = make_caches(w->verify_caches_, verify_key_words, "alloc_device (public key cache)"); !st.ok())
       return st;
   out = std::move(w);
@@ -408,7 +409,7 @@ EngineStatus DeviceWorker::stage_keygen(Slot& s, const KeygenItem* items, size_t
   for (size_t i = 0; i < count; ++i) std::memcpy(s.in.host + i * SEED_BYTES, items[i].seed, SEED_BYTES);
   MLDSA_DEVICE_TRY("copy_to_device", device_.copy_to_device(s.stream, s.in.dev, s.in.host, L.in_bytes));
   const KeygenChunk c{s.in.dev, s.out.dev, s.out.dev + L.pk_total};
-  MLDSA_DEVICE_TRY("launch_keygen", device_.launch_keygen(s.stream, s.tp, c, static_cast<uint32_t>(count)));
+  MLDSA_DEVICE_TRY("launch_keygen", device_.launch_keygen(s.stream, config_.kernels, s.tp, c, static_cast<uint32_t>(count)));
   MLDSA_DEVICE_TRY("copy_to_host", device_.copy_to_host(s.stream, s.out.host, s.out.dev, L.out_bytes));
   // Seeds and secret keys leave no trace in device memory.
   MLDSA_DEVICE_TRY("zero", device_.zero(s.stream, s.in.dev, L.in_bytes));
@@ -552,7 +553,7 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
                       s.out.dev,
                       cached ? plan.cache->arena : nullptr,
                       cached ? reinterpret_cast<const uint32_t*>(d + L.index) : nullptr};
-  MLDSA_DEVICE_TRY("launch_verify", device_.launch_verify(s.stream, tp, c, static_cast<uint32_t>(count)));
+  MLDSA_DEVICE_TRY("launch_verify", device_.launch_verify(s.stream, config_.kernels, tp, c, static_cast<uint32_t>(count)));
   MLDSA_DEVICE_TRY("copy_to_host", device_.copy_to_host(s.stream, s.out.host, s.out.dev, L.out_bytes));
   MLDSA_DEVICE_TRY("record", device_.record(s.done, s.stream));
   return {};
@@ -626,16 +627,16 @@ EngineStatus DeviceWorker::stage_sign(Slot& s, const SignItem* items, size_t cou
                     s.out.dev,
                     static_cast<uint32_t>(nexpand),
                     cache ? reinterpret_cast<const uint32_t*>(d + L.slots) : nullptr};
-  if (nexpand > 0) MLDSA_DEVICE_TRY("launch_sign_expand", device_.launch_sign_expand(s.stream, tp, c));
+  if (nexpand > 0) MLDSA_DEVICE_TRY("launch_sign_expand", device_.launch_sign_expand(s.stream, config_.kernels, tp, c));
   MLDSA_DEVICE_TRY("record", device_.record(s.expanded, s.stream));
   const bool dynamic = mode == SignScheduling::dynamic;
   const SignSchedule sched = sign_schedule_at(reinterpret_cast<uint32_t*>(x + L.sched), static_cast<uint32_t>(count),
                                               dynamic, config_.sign_attempt_limit);
-  MLDSA_DEVICE_TRY("launch_sign_prepare", device_.launch_sign_prepare(s.stream, tp, c, sched));
+  MLDSA_DEVICE_TRY("launch_sign_prepare", device_.launch_sign_prepare(s.stream, config_.kernels, tp, c, sched));
   const uint32_t units =
-      dynamic ? std::min<uint32_t>(device_.properties().sign_units, static_cast<uint32_t>(count))
+      dynamic ? std::min<uint32_t>(device_.properties().units(config_.kernels), static_cast<uint32_t>(count))
               : static_cast<uint32_t>(count);
-  MLDSA_DEVICE_TRY("launch_sign_loop", device_.launch_sign_loop(s.stream, tp, c, sched, std::max(units, 1u)));
+  MLDSA_DEVICE_TRY("launch_sign_loop", device_.launch_sign_loop(s.stream, config_.kernels, tp, c, sched, std::max(units, 1u)));
   MLDSA_DEVICE_TRY("copy_to_host", device_.copy_to_host(s.stream, s.out.host, s.out.dev, count * tp.sig_bytes));
   MLDSA_DEVICE_TRY("copy_to_host", device_.copy_to_host(s.stream, s.out.host + L.best, sched.best,
                                                         count * sizeof(uint32_t)));

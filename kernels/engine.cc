@@ -279,6 +279,11 @@ bool engine_config_from_environment(EngineConfig& cfg, std::string* why) {
     if (std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0) return bad(name, v, "0 or 1");
     *flag = v[0] == '1';
   }
+  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_KERNELS"); v && *v) {
+    if (std::strcmp(v, "thread") != 0 && std::strcmp(v, "coop") != 0)
+      return bad("MLDSA_ACCEL_GPU_KERNELS", v, "thread or coop");
+    cfg.kernels = v[0] == 'c' ? KernelSet::coop : KernelSet::thread;
+  }
   return true;
 }
 

@@ -12,7 +12,8 @@
 // frees them. A batch is split in equal contiguous shares among the live
 // devices; a share is cut in chunks that rotate over the device's streams, so
 // copies in, kernels and copies out of different chunks overlap. Kernels are
-// thread-per-task for now (kernels/task/). Signing schedules the rejection
+// thread-per-task (kernels/task/) or, by config.kernels, one block per task
+// (kernels/coop/). Signing schedules the rejection
 // loop dynamically (kernels/sign_scheduler.h) and keeps expanded private keys
 // in device memory across batches (LRU, zeroed on eviction) when a chunk has
 // few distinct keys. A chunk that does not finish within the timeout marks
@@ -68,6 +69,11 @@ struct EngineConfig {
   // Keys each cache holds per parameter set (4..65536); a chunk with at most a
   // quarter of that many distinct keys goes through the cache.
   uint32_t key_cache_slots = 256;
+  // MLDSA_ACCEL_GPU_KERNELS=thread|coop: the kernels every launch runs
+  // (kernels/device.h's KernelSet). thread stays the default until the
+  // cooperative kernels are measured faster on a GPU. The public-key cache
+  // serves the thread kernels only (coop's verify expands its key in the block).
+  KernelSet kernels = KernelSet::thread;
   // On creation each logical device signs, verifies and makes a key and the
   // engine compares the results with the core's: a device that computes
   // wrong answers is refused before it is given work.
@@ -81,8 +87,9 @@ struct EngineConfig {
 };
 
 // The MLDSA_ACCEL_GPUS, MLDSA_ACCEL_GPU_SPLIT, MLDSA_ACCEL_GPU_TIMEOUT_MS,
-// MLDSA_ACCEL_SIGN_KEY_CACHE, MLDSA_ACCEL_VERIFY_KEY_CACHE and
-// MLDSA_ACCEL_GPU_STAGING_THREADS settings over cfg; false with *why on bad text.
+// MLDSA_ACCEL_SIGN_KEY_CACHE, MLDSA_ACCEL_VERIFY_KEY_CACHE,
+// MLDSA_ACCEL_GPU_STAGING_THREADS and MLDSA_ACCEL_GPU_KERNELS settings over
+// cfg; false with *why on bad text.
 bool engine_config_from_environment(EngineConfig& cfg, std::string* why);
 
 class Engine {

@@ -116,15 +116,21 @@ MLDSA_HD inline uint32_t sched_load(const uint32_t* p) {
   return __atomic_load_n(p, __ATOMIC_SEQ_CST);
 #endif
 }
-MLDSA_HD inline void sched_lock(uint32_t* p) {
+// One try at the lock (the cooperative kernels back off between tries, so
+// a unit spinning on the host SIMT lets the holder's block run).
+MLDSA_HD inline bool sched_try_lock(uint32_t* p) {
 #if defined(__CUDA_ARCH__)
-  while (atomicCAS(p, 0u, 1u) != 0u) {
-  }
+  if (atomicCAS(p, 0u, 1u) != 0u) return false;
   __threadfence();
+  return true;
 #else
   uint32_t expected = 0;
-  while (!__atomic_compare_exchange_n(p, &expected, 1u, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) expected = 0;
+  return __atomic_compare_exchange_n(p, &expected, 1u, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 #endif
+}
+MLDSA_HD inline void sched_lock(uint32_t* p) {
+  while (!sched_try_lock(p)) {
+  }
 }
 MLDSA_HD inline void sched_unlock(uint32_t* p) {
 #if defined(__CUDA_ARCH__)

@@ -14,6 +14,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "kernels/coop/chunk.h"
+#include "kernels/simt/simt.h"
 #include "kernels/task/chunk.h"
 
 namespace mldsa::gpu {
@@ -52,6 +54,8 @@ constexpr const char* kOpNames[kSimOps] = {
 };
 
 constexpr uint8_t kPoison = 0xA5;
+// Blocks of the cooperative signing loop the host SIMT interleaves at once.
+constexpr uint32_t kResidentBlocks = 16;
 
 // Index into SimSpeed::per_task and SimStats::tasks.
 enum Kernel : int { kKeygen = 0, kVerify, kExpand, kPrepare, kLoop, kVerifyExpand };
@@ -121,6 +125,7 @@ class SimPlatform::SimDevice final : public Device {
     props_.memory_bytes = config.memory_bytes;
     props_.multiprocessors = config.multiprocessors;
     props_.sign_units = std::max<uint32_t>(1, config.sign_units);
+    props_.coop_sign_units = std::max<uint32_t>(1, config.coop_sign_units);
   }
 
   ~SimDevice() override {
@@ -239,7 +244,7 @@ class SimPlatform::SimDevice final : public Device {
 
   // -- kernels ----------------------------------------------------------------
 
-  DeviceStatus launch_keygen(Stream s, const TaskParams& p, const KeygenChunk& c, uint32_t n) override {
+  DeviceStatus launch_keygen(Stream s, KernelSet k, const TaskParams& p, const KeygenChunk& c, uint32_t n) override {
     const Admission a = admit(SimOp::launch_keygen);
     if (!a.status.ok()) return a.status;
     if (!in_block(c.seeds, size_t{n} * 32, false) || !in_block(c.pks, size_t{n} * p.pk_bytes, false) ||
@@ -252,14 +257,20 @@ class SimPlatform::SimDevice final : public Device {
         std::memset(c.sks, kPoison, size_t{n} * p.sk_bytes);
         return async_failure(SimOp::launch_keygen);
       }
-      for (uint32_t i = 0; i < n; ++i) keygen_thread(p, c, i);
+      if (k == KernelSet::coop) {
+        const DeviceStatus st = run_blocks(SimOp::launch_keygen, n, coop::keygen_shared_bytes(p), 1,
+                                           [&](uint32_t i) { coop::keygen_block(p, c, i); });
+        if (!st.ok()) return st;
+      } else {
+        for (uint32_t i = 0; i < n; ++i) keygen_thread(p, c, i);
+      }
       if (corrupt) c.pks[0] ^= 1;
       count_tasks(kKeygen, n);
       return {};
     }, true);
   }
 
-  DeviceStatus launch_verify(Stream s, const TaskParams& p, const VerifyChunk& c, uint32_t n) override {
+  DeviceStatus launch_verify(Stream s, KernelSet k, const TaskParams& p, const VerifyChunk& c, uint32_t n) override {
     const Admission a = admit(SimOp::launch_verify);
     if (!a.status.ok()) return a.status;
     if (!in_block(c.pks, size_t{n} * p.pk_bytes, false) || !in_block(c.sigs, size_t{n} * p.sig_bytes, false) ||
@@ -280,7 +291,14 @@ class SimPlatform::SimDevice final : public Device {
           if (c.modes[i] != kVerifySkip &&
               !in_block(c.xpks + size_t{c.key_index[i]} * verify_key_words(p), verify_key_words(p) * 4, false))
             return {DeviceErrc::failed, name() + ": launch_verify: a task's expanded key outside device memory"};
-      for (uint32_t i = 0; i < n; ++i) verify_thread(p, c, i);
+      if (k == KernelSet::coop) {
+        if (c.xpks) return {DeviceErrc::failed, name() + ": launch_verify: the cooperative kernel takes no expanded keys"};
+        const DeviceStatus st = run_blocks(SimOp::launch_verify, n, coop::verify_shared_bytes(p), 1,
+                                           [&](uint32_t i) { coop::verify_block(p, c, i); });
+        if (!st.ok()) return st;
+      } else {
+        for (uint32_t i = 0; i < n; ++i) verify_thread(p, c, i);
+      }
       if (corrupt) c.results[0] ^= 1;  // accept <-> reject
       count_tasks(kVerify, n);
       return {};
@@ -310,7 +328,7 @@ class SimPlatform::SimDevice final : public Device {
     }, true);
   }
 
-  DeviceStatus launch_sign_expand(Stream s, const TaskParams& p, const SignChunk& c) override {
+  DeviceStatus launch_sign_expand(Stream s, KernelSet k, const TaskParams& p, const SignChunk& c) override {
     const Admission a = admit(SimOp::launch_sign_expand);
     if (!a.status.ok()) return a.status;
     if (!in_block(c.sks, size_t{c.nkeys} * p.sk_bytes, false) ||
@@ -323,19 +341,24 @@ class SimPlatform::SimDevice final : public Device {
         const uint32_t slot = c.expand_slot ? c.expand_slot[i] : i;
         if (!in_block(c.xkeys + slot * words, words * 4, false))
           return {DeviceErrc::failed, name() + ": launch_sign_expand: a key slot outside device memory"};
-        if (broken)
-          std::memset(c.xkeys + slot * words, kPoison, words * 4);
-        else
-          sign_expand_thread(p, c, i);
+        if (broken) std::memset(c.xkeys + slot * words, kPoison, words * 4);
       }
       if (broken) return async_failure(SimOp::launch_sign_expand);
+      if (k == KernelSet::coop) {
+        const DeviceStatus st = run_blocks(SimOp::launch_sign_expand, c.nkeys, coop::expand_shared_bytes(p), 1,
+                                           [&](uint32_t i) { coop::expand_block(p, c, i); });
+        if (!st.ok()) return st;
+      } else {
+        for (uint32_t i = 0; i < c.nkeys; ++i) sign_expand_thread(p, c, i);
+      }
       if (corrupt && c.nkeys > 0) c.xkeys[size_t{c.expand_slot ? c.expand_slot[0] : 0} * words + 8] ^= 1;
       count_tasks(kExpand, c.nkeys);
       return {};
     }, true);
   }
 
-  DeviceStatus launch_sign_prepare(Stream s, const TaskParams& p, const SignChunk& c,
+  // Both kernel sets prepare with the thread-per-task kernel (kernels/coop/chunk.h says why).
+  DeviceStatus launch_sign_prepare(Stream s, KernelSet, const TaskParams& p, const SignChunk& c,
                                    const SignSchedule& sched) override {
     const Admission a = admit(SimOp::launch_sign_prepare);
     if (!a.status.ok()) return a.status;
@@ -361,8 +384,8 @@ class SimPlatform::SimDevice final : public Device {
     }, true);
   }
 
-  DeviceStatus launch_sign_loop(Stream s, const TaskParams& p, const SignChunk& c, const SignSchedule& sched,
-                                uint32_t units) override {
+  DeviceStatus launch_sign_loop(Stream s, KernelSet k, const TaskParams& p, const SignChunk& c,
+                                const SignSchedule& sched, uint32_t units) override {
     const Admission a = admit(SimOp::launch_sign_loop);
     if (!a.status.ok()) return a.status;
     const uint32_t n = sched.n;
@@ -378,6 +401,19 @@ class SimPlatform::SimDevice final : public Device {
       if (broken) {
         std::memset(c.sigs, kPoison, size_t{n} * p.sig_bytes);
         return async_failure(SimOp::launch_sign_loop);
+      }
+      if (k == KernelSet::coop) {
+        // The units are blocks, interleaved at every barrier by the host SIMT
+        // (at most kResidentBlocks at once; the rest start as blocks stop).
+        const DeviceStatus st = run_blocks(SimOp::launch_sign_loop, units, coop::sign_shared_bytes(p),
+                                           std::min(units, kResidentBlocks),
+                                           [&](uint32_t) { coop::sign_loop_block(p, c, sched); });
+        if (!st.ok()) return st;
+        uint64_t handed_out = 0;
+        for (uint32_t i = 0; i < n; ++i) handed_out += std::min(sched.next_attempt[i], sched.max_attempts);
+        if (corrupt) c.sigs[0] ^= 1;
+        count_tasks(kLoop, handed_out);
+        return {};
       }
       // The units take turns, one work item each: as on a device, any unit may
       // run any task's next attempt, in any order the schedule hands out.
@@ -424,6 +460,19 @@ class SimPlatform::SimDevice final : public Device {
     return st;
   }
 
+  // Blocks of a cooperative kernel on the host SIMT implementation
+  // (kernels/simt/): a finding of its checks (a shared-memory race, a
+  // deadlock, an access outside shared memory) is the kernel's bug and fails
+  // the launch as an error of the work.
+  template <typename Block>
+  DeviceStatus run_blocks(SimOp op, uint32_t blocks, uint32_t shared_bytes, uint32_t resident, Block block) {
+    const simt::HostResult r = simt::host_launch({blocks, coop::kBlockThreads, shared_bytes},
+                                                 {.resident_blocks = resident},
+                                                 [&] { block(simt::block_index()); });
+    if (r.ok) return {};
+    return {DeviceErrc::failed, name() + ": " + sim_op_name(op) + " (cooperative kernels): " + r.error};
+  }
+
   // -- for SimPlatform --------------------------------------------------------
 
   SimStats stats() const {
@@ -435,8 +484,10 @@ class SimPlatform::SimDevice final : public Device {
   void find(std::vector<std::string>& out) const {
     std::lock_guard<std::mutex> lock(m_);
     if (secrets_ == nullptr) return;
-    for (const auto& [base, b] : blocks_)
+    for (const auto& entry : blocks_) {
+      const auto& b = entry.second;  // not a structured binding: clang 14 cannot capture those
       secrets_->scan(b.base, b.size, [&](size_t at, size_t n) { out.push_back(where(b, at, n)); });
+    }
   }
   void set_secrets(const SecretIndex* secrets) {
     std::lock_guard<std::mutex> lock(m_);

@@ -7,7 +7,10 @@
 // - A launch runs the same task code as the CUDA kernels (kernels/task/chunk.h)
 //   over the launch's tasks on the stream's worker; the signing loop runs its
 //   units interleaved (one attempt each, in turn), so the dynamic schedule and
-//   its speculation run as on a device.
+//   its speculation run as on a device. The cooperative kernels
+//   (kernels/coop/chunk.h) run block by block on the host SIMT implementation
+//   (kernels/simt/), their signing units interleaved at every barrier; its
+//   race, barrier and bounds checks fail the launch.
 // - "Device memory" and "pinned memory" are host memory the simulation owns:
 //   new blocks are filled with 0xA5 (never zero, so reliance on zeroed memory
 //   shows), copies must stay inside blocks and stage through pinned blocks,
@@ -94,7 +97,8 @@ struct SimConfig {
   int devices = 1;
   size_t memory_bytes = size_t{4} << 30;  // per device: allocations beyond it fail with out_of_memory
   uint32_t multiprocessors = 4;
-  uint32_t sign_units = 64;               // what the occupancy query answers
+  uint32_t sign_units = 64;               // what the occupancy query answers (thread-per-task loop)
+  uint32_t coop_sign_units = 8;           // the same for the cooperative loop (blocks)
   SimSpeed speed;
   std::vector<SimFault> faults;
   // false: the device does no work: kernels, copies and memsets move no data

@@ -76,6 +76,10 @@ class CudaDevice final : public Device {
     if (cudaError_t e = cuda_sign_loop_threads_per_sm(&per_sm); e != cudaSuccess)
       return status("cudaOccupancyMaxActiveBlocksPerMultiprocessor", e);
     props_.sign_units = static_cast<uint32_t>(std::max(per_sm, 1)) * props_.multiprocessors;
+    int coop_per_sm = 0;
+    if (cudaError_t e = cuda_coop_sign_loop_blocks_per_sm(&coop_per_sm); e != cudaSuccess)
+      return status("cudaOccupancyMaxActiveBlocksPerMultiprocessor", e);
+    props_.coop_sign_units = static_cast<uint32_t>(std::max(coop_per_sm, 1)) * props_.multiprocessors;
     size_t local = 0, limit = 0;
     if (cudaError_t e = cuda_kernels_local_bytes(&local); e != cudaSuccess) return status("cudaFuncGetAttributes", e);
     if (cudaError_t e = cudaDeviceGetLimit(&limit, cudaLimitStackSize); e != cudaSuccess)
@@ -136,25 +140,35 @@ class CudaDevice final : public Device {
     return call("cudaStreamWaitEvent", [&] { return cudaStreamWaitEvent(raw(s), raw(e), 0); });
   }
 
-  DeviceStatus launch_keygen(Stream s, const TaskParams& p, const KeygenChunk& c, uint32_t n) override {
-    return call("launch keygen", [&] { return cuda_launch_keygen(p, c, n, raw(s)); });
+  DeviceStatus launch_keygen(Stream s, KernelSet k, const TaskParams& p, const KeygenChunk& c, uint32_t n) override {
+    return call("launch keygen", [&] {
+      return k == KernelSet::coop ? cuda_launch_coop_keygen(p, c, n, raw(s)) : cuda_launch_keygen(p, c, n, raw(s));
+    });
   }
-  DeviceStatus launch_verify(Stream s, const TaskParams& p, const VerifyChunk& c, uint32_t n) override {
-    return call("launch verify", [&] { return cuda_launch_verify(p, c, n, raw(s)); });
+  DeviceStatus launch_verify(Stream s, KernelSet k, const TaskParams& p, const VerifyChunk& c, uint32_t n) override {
+    return call("launch verify", [&] {
+      return k == KernelSet::coop ? cuda_launch_coop_verify(p, c, n, raw(s)) : cuda_launch_verify(p, c, n, raw(s));
+    });
   }
   DeviceStatus launch_verify_expand(Stream s, const TaskParams& p, const VerifyExpandChunk& c) override {
     return call("launch verify_expand", [&] { return cuda_launch_verify_expand(p, c, raw(s)); });
   }
-  DeviceStatus launch_sign_expand(Stream s, const TaskParams& p, const SignChunk& c) override {
-    return call("launch sign_expand", [&] { return cuda_launch_sign_expand(p, c, raw(s)); });
+  DeviceStatus launch_sign_expand(Stream s, KernelSet k, const TaskParams& p, const SignChunk& c) override {
+    return call("launch sign_expand", [&] {
+      return k == KernelSet::coop ? cuda_launch_coop_sign_expand(p, c, raw(s)) : cuda_launch_sign_expand(p, c, raw(s));
+    });
   }
-  DeviceStatus launch_sign_prepare(Stream s, const TaskParams& p, const SignChunk& c,
+  // One prepare kernel for both sets (kernels/coop/chunk.h).
+  DeviceStatus launch_sign_prepare(Stream s, KernelSet, const TaskParams& p, const SignChunk& c,
                                    const SignSchedule& sched) override {
     return call("launch sign_prepare", [&] { return cuda_launch_sign_prepare(p, c, sched, raw(s)); });
   }
-  DeviceStatus launch_sign_loop(Stream s, const TaskParams& p, const SignChunk& c, const SignSchedule& sched,
-                                uint32_t units) override {
-    return call("launch sign_loop", [&] { return cuda_launch_sign_loop(p, c, sched, units, raw(s)); });
+  DeviceStatus launch_sign_loop(Stream s, KernelSet k, const TaskParams& p, const SignChunk& c,
+                                const SignSchedule& sched, uint32_t units) override {
+    return call("launch sign_loop", [&] {
+      return k == KernelSet::coop ? cuda_launch_coop_sign_loop(p, c, sched, units, raw(s))
+                                  : cuda_launch_sign_loop(p, c, sched, units, raw(s));
+    });
   }
 
   // cudaStreamSynchronize has no timeout: poll the stream instead, yielding

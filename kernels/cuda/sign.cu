@@ -80,10 +80,13 @@ cudaError_t cuda_kernels_local_bytes(size_t* bytes) {
     if (const cudaError_t e = cudaFuncGetAttributes(&a, k); e != cudaSuccess) return e;
     most = std::max(most, a.localSizeBytes);
   }
-  size_t kg = 0, vf = 0;
+  size_t kg = 0, vf = 0, ckg = 0, cvf = 0, csg = 0;
   if (const cudaError_t e = cuda_keygen_local_bytes(&kg); e != cudaSuccess) return e;
   if (const cudaError_t e = cuda_verify_local_bytes(&vf); e != cudaSuccess) return e;
-  *bytes = std::max({most, kg, vf});
+  if (const cudaError_t e = cuda_coop_keygen_local_bytes(&ckg); e != cudaSuccess) return e;
+  if (const cudaError_t e = cuda_coop_verify_local_bytes(&cvf); e != cudaSuccess) return e;
+  if (const cudaError_t e = cuda_coop_sign_local_bytes(&csg); e != cudaSuccess) return e;
+  *bytes = std::max({most, kg, vf, ckg, cvf, csg});
   return cudaSuccess;
 }
 

@@ -3,21 +3,26 @@
 # find_package dependencies): configure and build for sm_90; the task code and
 # the engine on the simulated device (as CI runs them); the engine on CUDA
 # against the core (ACVP vectors, then MLDSA_ACCEL_GPU_CASES random cases per
-# parameter set, every status and byte compared); the router's GPU executor on
-# CUDA; the engine benchmark (every result checked against the core outside
-# the timing); the provider's bulk tool routed through the GPU (threads, then
+# parameter set, every status and byte compared), once with the
+# thread-per-task kernels and once with the cooperative ones
+# (MLDSA_ACCEL_GPU_KERNELS=coop); the ptxas resource table; the engine
+# benchmark for both kernel sets (every result checked against the core
+# outside the timing) and their rates side by side; the router's GPU executor
+# on CUDA; the provider's bulk tool routed through the GPU (threads, then
 # ASYNC jobs) next to its CPU-only run; then a short table.
 # Finishes within 8 minutes there. Exit 0: all passed; 1: a failure;
 # 77: no CUDA device (the CUDA tests reported themselves skipped).
 #
 # Environment: BUILD_DIR (default build-device), JOBS (16),
-# MLDSA_ACCEL_GPU_CASES (100000), MLDSA_ACCEL_GPU_BATCHES (1000,10000,100000,1000000).
+# MLDSA_ACCEL_GPU_CASES (100000), MLDSA_ACCEL_GPU_BATCHES (10000,100000,1000000),
+# MLDSA_ACCEL_GPU_SETS (44,65,87).
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${BUILD_DIR:-$repo/build-device}
 jobs=${JOBS:-16}
 export MLDSA_ACCEL_GPU_CASES=${MLDSA_ACCEL_GPU_CASES:-100000}
-export MLDSA_ACCEL_GPU_BATCHES=${MLDSA_ACCEL_GPU_BATCHES:-1000,10000,100000,1000000}
+export MLDSA_ACCEL_GPU_BATCHES=${MLDSA_ACCEL_GPU_BATCHES:-10000,100000,1000000}
+export MLDSA_ACCEL_GPU_SETS=${MLDSA_ACCEL_GPU_SETS:-44,65,87}
 log=$build/device_check.log
 t_start=$SECONDS
 results=()
@@ -62,14 +67,21 @@ if [ "$failed" -eq 0 ]; then
   step "engine on the simulated device" 90 sh -c \
     "MLDSA_ACCEL_GPU_CASES=24 '$build/tests/gpu/engine_sim_test' --gtest_brief=1 && '$build/tests/gpu/sim_test' --gtest_brief=1"
   # gtest exits 0 when tests are skipped: count them from its output.
-  step "engine on CUDA ($MLDSA_ACCEL_GPU_CASES cases/set)" 200 "$build/tests/gpu/engine_cuda_test" --gtest_brief=1
+  step "engine on CUDA, thread kernels ($MLDSA_ACCEL_GPU_CASES cases/set)" 150 env MLDSA_ACCEL_GPU_KERNELS=thread \
+    "$build/tests/gpu/engine_cuda_test" --gtest_brief=1
   if grep -q "skipped: no CUDA device" "$log"; then
     cuda_skipped=1
     results[-1]="$(printf '%-44s %-12s' "engine on CUDA" "SKIP (no CUDA device)")"
   fi
   if [ "$cuda_skipped" -eq 0 ]; then
+    step "engine on CUDA, coop kernels ($MLDSA_ACCEL_GPU_CASES cases/set)" 150 env MLDSA_ACCEL_GPU_KERNELS=coop \
+      "$build/tests/gpu/engine_cuda_test" --gtest_brief=1
+    step "ptxas resources (sm_90)" 60 python3 "$repo/tests/kernels/ptxas_check.py" --root "$repo" --jobs "$jobs"
+    for k in thread coop; do
+      step "engine benchmark, $k kernels (results checked)" 110 sh -c \
+        "MLDSA_ACCEL_GPU_KERNELS=$k '$build/bench/bench_gpu' | tee '$build/bench_$k.txt'"
+    done
     step "router + GPU executor on CUDA" 60 "$build/tests/router/router_tests" --gtest_filter='GpuExecutor.*'
-    step "engine benchmark (results checked)" 200 "$build/bench/bench_gpu"
     for mode in "--threads 16" "--threads 2 --async-jobs 64"; do
       for op in sign verify; do
         # shellcheck disable=SC2086
@@ -87,6 +99,29 @@ if grep -q "ops/s" "$log"; then
   echo
   echo "throughput (end to end, host buffers in and out; EVP rows: | mode | ... | ops/s | p50 | p99 |):"
   grep -E "^(set |ML-DSA|\| (cpu|routed) )" "$log" | grep -E "ops/s|FAILED|^set |^\|"
+fi
+if [ -f "$build/bench_thread.txt" ] && [ -f "$build/bench_coop.txt" ]; then
+  echo
+  echo "kernel sets side by side (ops/s, end to end):"
+  python3 - "$build/bench_thread.txt" "$build/bench_coop.txt" <<'PY'
+import re, sys
+rows = []
+rates = [{}, {}]
+for i, path in enumerate(sys.argv[1:3]):
+    for line in open(path):
+        m = re.match(r"(ML-DSA-\d+)\s+(.+?)\s+(\d+)\s+(\d+) ops/s", line)
+        if m:
+            key = (m.group(1), m.group(2), int(m.group(3)))
+            rates[i][key] = int(m.group(4))
+            if key not in rows:
+                rows.append(key)
+print("| set | operation | batch | thread | coop | coop / thread |")
+print("|---|---|---|---|---|---|")
+for key in rows:
+    t, c = rates[0].get(key), rates[1].get(key)
+    ratio = "%.2f" % (c / t) if t and c else "-"
+    print("| %s | %s | %d | %s | %s | %s |" % (key[0], key[1], key[2], t or "-", c or "-", ratio))
+PY
 fi
 if [ "$failed" -ne 0 ]; then exit 1; fi
 if [ "$cuda_skipped" -eq 1 ]; then

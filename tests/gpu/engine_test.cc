@@ -5,18 +5,23 @@
 // after another through the same buffers. Keys and signatures must be
 // byte-for-byte equal and verdicts identical, reasons included.
 //
-// Built twice: engine_sim_test runs it on 1 and on 4 simulated devices
+// Built three times: engine_sim_test runs it on 1 and on 4 simulated devices
 // (kernels/sim_device.h, the same task code on host threads; in CI),
-// engine_cuda_test on the CUDA devices, each test reporting "skipped: no CUDA
-// device" where there is none.
+// engine_sim_coop_test on 1 simulated device with the cooperative kernels
+// (kernels/coop/, on the host SIMT implementation; in CI), engine_cuda_test
+// on the CUDA devices, each test reporting "skipped: no CUDA device" where
+// there is none.
 //
 // MLDSA_ACCEL_GPU_CASES: random cases per parameter set (default 2000 on CUDA,
-// 24 on the simulated device; tests/gpu/device_check.sh runs 100000).
+// 24 on the simulated device, 6 for its cooperative kernels;
+// tests/gpu/device_check.sh runs 100000). MLDSA_ACCEL_GPU_KERNELS=thread|coop
+// picks the kernel set of engine_cuda_test (default thread).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -48,10 +53,26 @@ enum class Target { sim1, sim4, cuda };
 #if defined(MLDSA_ENGINE_TEST_CUDA)
 constexpr Target kTargets[] = {Target::cuda};
 constexpr size_t kDefaultCases = 2000;
+constexpr gpu::KernelSet kBuiltKernels = gpu::KernelSet::thread;
+#elif defined(MLDSA_ENGINE_TEST_COOP)
+// The host SIMT runs a block's 128 threads as fibers: one device, fewer cases.
+constexpr Target kTargets[] = {Target::sim1};
+constexpr size_t kDefaultCases = 6;
+constexpr gpu::KernelSet kBuiltKernels = gpu::KernelSet::coop;
 #else
 constexpr Target kTargets[] = {Target::sim1, Target::sim4};
 constexpr size_t kDefaultCases = 24;
+constexpr gpu::KernelSet kBuiltKernels = gpu::KernelSet::thread;
 #endif
+
+// The kernel set under test: the binary's, or MLDSA_ACCEL_GPU_KERNELS.
+gpu::KernelSet kernels_under_test() {
+  const char* v = std::getenv("MLDSA_ACCEL_GPU_KERNELS");
+  if (v && std::string(v) == "coop") return gpu::KernelSet::coop;
+  if (v && std::string(v) == "thread") return gpu::KernelSet::thread;
+  return kBuiltKernels;
+}
+bool coop_on_host(Target t) { return t != Target::cuda && kernels_under_test() == gpu::KernelSet::coop; }
 
 std::string target_name(const ::testing::TestParamInfo<Target>& info) {
   switch (info.param) {
@@ -92,11 +113,22 @@ class EngineTest : public ::testing::TestWithParam<Target> {
   EngineConfig base_config() const {
     EngineConfig c;
     if (GetParam() != Target::cuda) c.chunk_items = 64;  // the simulation's memory is host memory
+    c.kernels = kernels_under_test();
     return c;
   }
   std::unique_ptr<Engine> make(const EngineConfig& c) { return Engine::create(platform_, c, &why_); }
-  std::vector<Engine*> engines() const { return {engine_.get(), small_.get()}; }
+  // The cooperative kernels on the simulated device cost ~30 ms of host
+  // time per signature (a block's 128 fibers, 5-10x that under the
+  // sanitizers), so there the tests use the small-chunk engine alone (the
+  // other still runs RandomCases, Hedged and sigGen-tr1) and the
+  // signing-heavy ones fewer items; kernels/coop's own tests
+  // (coop_kernels_test) take the ACVP vectors in full.
+  std::vector<Engine*> engines() const {
+    if (coop_sim()) return {small_.get()};
+    return {engine_.get(), small_.get()};
+  }
   bool simulated() const { return GetParam() != Target::cuda; }
+  bool coop_sim() const { return coop_on_host(GetParam()); }
 
   std::shared_ptr<gpu::Platform> platform_;
   std::unique_ptr<Engine> engine_, small_;
@@ -105,11 +137,12 @@ class EngineTest : public ::testing::TestWithParam<Target> {
 
 const char* mode_name(SignScheduling m) { return m == SignScheduling::dynamic ? "dynamic" : "per-task loop"; }
 
-// Every engine and both schedulings must sign items as want says.
+// Every engine and each scheduling must sign items as want says.
 void expect_signs(const std::vector<Engine*>& engines, const Params& p, const std::vector<SignItem>& items,
-                  const std::vector<Bytes>& want, const std::string& what) {
+                  const std::vector<Bytes>& want, const std::string& what,
+                  const std::vector<SignScheduling>& modes = {SignScheduling::dynamic, SignScheduling::per_task}) {
   for (Engine* e : engines) {
-    for (SignScheduling mode : {SignScheduling::dynamic, SignScheduling::per_task}) {
+    for (SignScheduling mode : modes) {
       Bytes sigs(items.size() * p.sig_bytes, 0);
       std::vector<Status> st(items.size(), Status::internal_error);
       const gpu::EngineStatus es = e->sign(p, items.data(), items.size(), sigs.data(), st.data(), mode);
@@ -126,7 +159,8 @@ void expect_signs(const std::vector<Engine*>& engines, const Params& p, const st
 }
 
 TEST_P(EngineTest, DescribesItsDevices) {
-  std::cout << "devices: " << engine_->device_description() << "\n";
+  std::cout << "devices: " << engine_->device_description() << ", " << gpu::kernel_set_name(kernels_under_test())
+            << " kernels\n";
   EXPECT_FALSE(engine_->device_description().empty());
   EXPECT_EQ(engine_->live_devices(), engine_->logical_devices());
   if (GetParam() == Target::sim4) {
@@ -209,15 +243,19 @@ TEST_P(EngineTest, AcvpSigVer) {
   }
 }
 
-void acvp_siggen(const std::vector<Engine*>& engines, const std::string& file) {
+// every: each every-th record of a parameter set.
+void acvp_siggen(const std::vector<Engine*>& engines, const std::string& file,
+                 const std::vector<SignScheduling>& modes = {SignScheduling::dynamic, SignScheduling::per_task},
+                 size_t every = 1) {
   const AcvpFile& f = load_acvp(file);
   ASSERT_TRUE(f.error.empty()) << f.error;
   for (ParamSet set : kAllParamSets) {
     const Params& p = params(set);
     std::vector<std::unique_ptr<PrivateKey>> keys;
     std::vector<Bytes> mus, rnds, want;
+    size_t seen = 0;
     for (const AcvpRecord& r : f.records) {
-      if (r.text("parameterSet") != p.name) continue;
+      if (r.text("parameterSet") != p.name || seen++ % every != 0) continue;
       std::unique_ptr<PrivateKey> key;
       if (r.text("keyFormat") == "seed") {
         ASSERT_EQ(PrivateKey::from_seed(p, r.bytes("seed"), key), Status::ok) << r.id();
@@ -235,12 +273,27 @@ void acvp_siggen(const std::vector<Engine*>& engines, const std::string& file) {
     ASSERT_FALSE(want.empty()) << p.name;
     std::vector<SignItem> items(want.size());
     for (size_t i = 0; i < items.size(); ++i) items[i] = {keys[i]->encoded().data(), mus[i].data(), rnds[i].data()};
-    expect_signs(engines, p, items, want, file + " " + p.name);
+    expect_signs(engines, p, items, want, file + " " + p.name, modes);
   }
 }
 
-TEST_P(EngineTest, AcvpSigGen) { acvp_siggen(engines(), "sigGen.txt"); }
-TEST_P(EngineTest, AcvpSigGenTr1) { acvp_siggen(engines(), "sigGen-tr1.txt"); }
+// With the cooperative kernels on the host: every third sigGen record through
+// the small-chunk engine, every eighth sigGen-tr1 record through the other,
+// dynamically scheduled (coop_kernels_test signs all of sigGen both ways).
+TEST_P(EngineTest, AcvpSigGen) {
+  if (coop_sim()) {
+    acvp_siggen({small_.get()}, "sigGen.txt", {SignScheduling::dynamic}, 3);
+  } else {
+    acvp_siggen(engines(), "sigGen.txt");
+  }
+}
+TEST_P(EngineTest, AcvpSigGenTr1) {
+  if (coop_sim()) {
+    acvp_siggen({engine_.get()}, "sigGen-tr1.txt", {SignScheduling::dynamic}, 8);
+  } else {
+    acvp_siggen(engines(), "sigGen-tr1.txt");
+  }
+}
 
 // Random seeds through KeyGen (byte-equal to PrivateKey::from_seed), signing
 // with those keys (byte-equal to sign_mu, several items per key and keys of
@@ -433,10 +486,10 @@ TEST_P(EngineTest, LongMessagesVerify) {
 // Parameter sets one after another through the same buffers and streams
 // (sized for the largest), each call byte-equal to the core.
 TEST_P(EngineTest, ParameterSetsAlternate) {
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < (coop_sim() ? 1 : 2); ++round) {
     for (ParamSet set : {ParamSet::ML_DSA_87, ParamSet::ML_DSA_44, ParamSet::ML_DSA_65}) {
       const Params& p = params(set);
-      constexpr size_t kItems = 9;
+      const size_t kItems = coop_sim() ? 4 : 9;
       std::vector<std::unique_ptr<PrivateKey>> keys;
       Bytes seeds, mus(kItems * MU_BYTES, static_cast<uint8_t>(round + 1)), rnd(RND_BYTES, 0);
       for (size_t i = 0; i < kItems; ++i) {
@@ -472,7 +525,7 @@ TEST_P(EngineTest, HedgedSigningVerifiesAndIsFresh) {
   const Params& p = params(ParamSet::ML_DSA_65);
   std::unique_ptr<PrivateKey> key = key_from_tag(p, 0x11);
   const Bytes mu(MU_BYTES, 0x22);
-  const std::vector<SignItem> items(64, SignItem{key->encoded().data(), mu.data(), nullptr});
+  const std::vector<SignItem> items(coop_sim() ? 8 : 64, SignItem{key->encoded().data(), mu.data(), nullptr});
   Bytes a(items.size() * p.sig_bytes), b(items.size() * p.sig_bytes);
   std::vector<Status> st(items.size());
   ASSERT_TRUE(engine_->sign(p, items.data(), items.size(), a.data(), st.data()).ok());
@@ -493,7 +546,11 @@ TEST_P(EngineTest, HedgedSigningVerifiesAndIsFresh) {
 // signing: byte-equal to sign_mu every time.
 TEST_P(EngineTest, KeyCacheHitsAndEvictionsStayExact) {
   const Params& p = params(ParamSet::ML_DSA_44);
-  const size_t kKeys = simulated() ? 300 : 600;
+  // The cooperative kernels on the host sign 6 keys four times over: cache
+  // hits, each key expanded once per engine, no eviction (the cache's
+  // bookkeeping is the engine's, the same for both kernel sets: the thread
+  // runs evict).
+  const size_t kKeys = coop_sim() ? 6 : simulated() ? 300 : 600;
   std::vector<std::unique_ptr<PrivateKey>> keys(kKeys);
   parallel_for(kKeys, [&](size_t k) { PrivateKey::from_seed(p, fixed_seed(static_cast<uint8_t>(k)), keys[k]); });
   const size_t n = 4 * kKeys;

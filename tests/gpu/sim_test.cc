@@ -120,7 +120,7 @@ TEST(SimDevice, EventsOrderWorkAcrossStreams) {
   gpu::Event e = nullptr;
   ASSERT_TRUE(sim.dev->create_event(&e).ok());
   ASSERT_TRUE(sim.dev->copy_to_device(a, seeds, host, 32).ok());
-  ASSERT_TRUE(sim.dev->launch_keygen(a, tp, gpu::KeygenChunk{seeds, out, out + tp.pk_bytes}, 1).ok());
+  ASSERT_TRUE(sim.dev->launch_keygen(a, gpu::KernelSet::thread, tp, gpu::KeygenChunk{seeds, out, out + tp.pk_bytes}, 1).ok());
   ASSERT_TRUE(sim.dev->record(e, a).ok());
   ASSERT_TRUE(sim.dev->wait(b, e).ok());
   ASSERT_TRUE(sim.dev->copy_to_host(b, host, out, tp.pk_bytes).ok());
