@@ -7,7 +7,8 @@ Usage: make_corpus.py --openssl BIN --provider-dir DIR [--out DIR]
 decoder/  one selector byte (bit 0 PEM, bits 1-2 structure: any, SPKI,
           PrivateKeyInfo, EncryptedPrivateKeyInfo; bits 3-5 parameter set:
           any, 44, 65, 87, dilithium2, 3, 5), then a key file;
-verify/   per parameter set the start-up triple of verify_fuzz.cc;
+verify/   per parameter set (ML-DSA and round-3 Dilithium) the start-up triple
+          of verify_fuzz.cc;
 core/     per operation of core_fuzz.cc a key (and signature) that works.
 """
 import argparse
@@ -86,17 +87,21 @@ def main():
         put("core", name + "-sign-encoded", bytes([2 | i << 2]) + sk)
         put("core", name + "-from-seed", bytes([3 | i << 2]) + SEED)
 
-    # Round 3: no seed parameter (a random key), no context string.
+    # Round 3: no context string.
     for j, (name, (pk_bytes, sk_bytes)) in enumerate(ROUND3.items()):
         i = 3 + j
         key = os.path.join(tmp, name + ".pem")
-        ossl("genpkey", "-algorithm", name, "-out", key)
+        ossl("genpkey", "-algorithm", name, "-pkeyopt", "hexseed:" + SEED.hex(), "-out", key)
         sel = bytes([(STRUCT["pki"] << 1) | (i + 1) << 3])
         pki = ossl("pkey", "-in", key, "-outform", "DER")
         put("decoder", name + "-pki.der", sel + pki)
         put("decoder", name + "-spki.der", bytes([(STRUCT["spki"] << 1) | (i + 1) << 3]) +
             ossl("pkey", "-in", key, "-pubout", "-outform", "DER"))
         msg_path = os.path.join(tmp, "msg")
+        with open(msg_path, "wb") as f:
+            f.write(b"verify-fuzz")
+        sig = ossl("pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", msg_path, "-pkeyopt", "deterministic:1")
+        put("verify", name, bytes([i, 0, 11]) + b"verify-fuzz" + sig)
         with open(msg_path, "wb") as f:
             f.write(b"core")
         sig = ossl("pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", msg_path, "-pkeyopt", "deterministic:1")
