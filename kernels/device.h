@@ -65,6 +65,9 @@ struct DeviceProperties {
   uint32_t sign_units = 0;
   uint32_t coop_sign_units = 0;
   uint32_t units(KernelSet k) const { return k == KernelSet::coop ? coop_sign_units : sign_units; }
+  // false: a simulated device doing no work (SimConfig::device_work), whose
+  // results are garbage: no self-test can pass on it, so none is run.
+  bool computes = true;
 };
 
 // Opaque handles, owned by the device that made them.

@@ -4,6 +4,7 @@
 // environment. The pipeline itself is kernels/device_worker.cc.
 #include "kernels/engine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <latch>
@@ -186,6 +187,7 @@ std::unique_ptr<Engine> Engine::create(std::shared_ptr<Platform> platform, const
   if (config.self_test) {
     for (Impl::Lane& lane : impl->lanes) {
       EngineStatus st;
+      if (!lane.worker->properties().computes) continue;
       lane.thread->run([&] { st = self_test(*lane.worker); });
       if (!st.ok()) return fail("device " + std::to_string(lane.ordinal) + ": " + st.message);
     }
@@ -253,6 +255,19 @@ size_t Engine::live_devices() const {
   size_t live = 0;
   for (const Impl::Lane& lane : impl_->lanes) live += !lane.worker->lost();
   return live;
+}
+
+size_t Engine::resident_tasks() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  // Per physical device once: logical devices sharing a GPU share its SMs.
+  std::vector<int> seen;
+  size_t units = 0;
+  for (const Impl::Lane& lane : impl_->lanes) {
+    if (lane.worker->lost() || std::find(seen.begin(), seen.end(), lane.ordinal) != seen.end()) continue;
+    seen.push_back(lane.ordinal);
+    units += lane.worker->properties().units(impl_->config.kernels);
+  }
+  return units;
 }
 
 bool engine_config_from_environment(EngineConfig& cfg, std::string* why) {

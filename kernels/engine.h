@@ -135,6 +135,9 @@ class Engine {
   const std::string& device_description() const;
   size_t logical_devices() const;
   size_t live_devices() const;  // not lost
+  // Tasks the live devices run at once (the occupancy query's signing units,
+  // once per physical device): the batch size that fills them.
+  size_t resident_tasks() const;
 
   struct Impl;
 

@@ -121,7 +121,9 @@ class SimPlatform::SecretIndex {
 class SimPlatform::SimDevice final : public Device {
  public:
   SimDevice(const SimConfig& config, int ordinal) : config_(config), ordinal_(ordinal) {
-    props_.name = "simulated device " + std::to_string(ordinal);
+    props_.name = "simulated device " + std::to_string(ordinal) +
+                  (config.device_work ? "" : " (no device work: results unchecked)");
+    props_.computes = config.device_work;
     props_.memory_bytes = config.memory_bytes;
     props_.multiprocessors = config.multiprocessors;
     props_.sign_units = std::max<uint32_t>(1, config.sign_units);
@@ -871,6 +873,13 @@ bool sim_config_from_environment(SimConfig& out, bool* enabled, std::string* why
   if (!parse_sim_speed(speed ? speed : "", c.speed, why)) return false;
   const char* faults = std::getenv("MLDSA_ACCEL_SIM_FAULTS");
   if (!parse_sim_faults(faults ? faults : "", c.faults, why)) return false;
+  if (const char* w = std::getenv("MLDSA_ACCEL_SIM_DEVICE_WORK"); w && *w) {
+    if (std::string_view(w) != "0" && std::string_view(w) != "1") {
+      if (why) *why = std::string("MLDSA_ACCEL_SIM_DEVICE_WORK: '") + w + "' is not 0 or 1";
+      return false;
+    }
+    c.device_work = *w == '1';
+  }
   out = std::move(c);
   *enabled = true;
   return true;

@@ -26,7 +26,8 @@
 // Selected by the environment where the engine picks its platform
 // (default_platform): MLDSA_ACCEL_SIM_DEVICES=N (1..16) simulated devices,
 // MLDSA_ACCEL_SIM_SPEED and MLDSA_ACCEL_SIM_FAULTS as parse_sim_speed and
-// parse_sim_faults read them, MLDSA_ACCEL_SIM_MEMORY_MB the memory size.
+// parse_sim_faults read them, MLDSA_ACCEL_SIM_MEMORY_MB the memory size,
+// MLDSA_ACCEL_SIM_DEVICE_WORK=0 SimConfig::device_work = false.
 #pragma once
 
 #include <chrono>

@@ -164,8 +164,8 @@ void run_on_cpu(Request& r) {
 // BatchQueue
 
 BatchQueue::BatchQueue(std::shared_ptr<BatchExecutor> executor, QueueLimits limits,
-                       std::function<void(const std::string&)> on_error)
-    : executor_(std::move(executor)), limits_(limits), on_error_(std::move(on_error)) {}
+                       std::function<void(const std::string&)> on_error, BatchObserver on_batch)
+    : executor_(std::move(executor)), limits_(limits), on_error_(std::move(on_error)), on_batch_(std::move(on_batch)) {}
 
 // Every request is complete once stop() returns; wait_fds_ (declared last)
 // then takes its fds back from the application's wait contexts.
@@ -275,6 +275,7 @@ void BatchQueue::execute(std::span<Request* const> batch) {
   const mldsa::Params& p = *batch.front()->params;
   std::string why;
   bool ok = false;
+  const auto t0 = std::chrono::steady_clock::now();
   try {
     switch (batch.front()->op) {
       case BatchOp::sign: ok = executor_->sign(p, batch, &why); break;
@@ -286,7 +287,12 @@ void BatchQueue::execute(std::span<Request* const> batch) {
     why = "executor threw an exception";
   }
   batches_.fetch_add(1, std::memory_order_relaxed);
-  if (ok) return;
+  if (ok) {
+    if (on_batch_)
+      on_batch_(p, batch.front()->op, batch.size(),
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    return;
+  }
   // Whatever the executor wrote is not trusted: every item again, on the CPU.
   failed_batches_.fetch_add(1, std::memory_order_relaxed);
   fallbacks_.fetch_add(batch.size(), std::memory_order_relaxed);

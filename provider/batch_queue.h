@@ -129,6 +129,8 @@ class BatchExecutor {
   virtual bool sign(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) = 0;
   virtual bool verify(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) = 0;
   virtual bool keygen(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) = 0;
+  // The batch size that fills the devices (resident tasks); 0: no preference.
+  virtual size_t preferred_batch() const { return 0; }
 };
 
 struct QueueLimits {
@@ -152,9 +154,12 @@ struct QueueStats {
 class BatchQueue {
  public:
   // on_error runs on the dispatcher thread after an executor error (the router
-  // uses it to send new work to the CPU for a while).
+  // uses it to send new work to the CPU for a while); on_batch after each
+  // batch the executor completed, with its size and the call's wall time (the
+  // router's measure of the device).
+  using BatchObserver = std::function<void(const mldsa::Params&, BatchOp, size_t n, int64_t ns)>;
   BatchQueue(std::shared_ptr<BatchExecutor> executor, QueueLimits limits,
-             std::function<void(const std::string&)> on_error = {});
+             std::function<void(const std::string&)> on_error = {}, BatchObserver on_batch = {});
   ~BatchQueue();
   BatchQueue(const BatchQueue&) = delete;
   BatchQueue& operator=(const BatchQueue&) = delete;
@@ -192,6 +197,7 @@ class BatchQueue {
   const std::shared_ptr<BatchExecutor> executor_;
   const QueueLimits limits_;
   const std::function<void(const std::string&)> on_error_;
+  const BatchObserver on_batch_;
 
   mutable std::mutex m_;
   std::condition_variable cv_;

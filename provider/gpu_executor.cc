@@ -15,6 +15,7 @@ class GpuExecutor final : public BatchExecutor {
   explicit GpuExecutor(std::unique_ptr<mldsa::gpu::Engine> engine) : engine_(std::move(engine)) {}
   std::string description() const override { return engine_->device_description(); }
   bool supports(BatchOp) const override { return true; }
+  size_t preferred_batch() const override { return engine_->resident_tasks(); }
 
   // Signatures and keys go from the engine's pinned staging straight into the
   // requests' buffers: no copy here.
@@ -83,9 +84,9 @@ class GpuExecutor final : public BatchExecutor {
 
 std::shared_ptr<BatchExecutor> make_gpu_executor(size_t max_batch, std::string* why) {
   mldsa::gpu::EngineConfig config;
-  // A batch never has more than max_batch items: chunks (and the buffers
-  // made for them) need not be larger.
-  config.chunk_items = std::clamp<size_t>(max_batch, 1, config.chunk_items);
+  // A batch never has more than max_batch items (0: no limit set): chunks
+  // (and the buffers made for them) need not be larger.
+  if (max_batch > 0) config.chunk_items = std::clamp<size_t>(max_batch, 1, config.chunk_items);
   std::unique_ptr<mldsa::gpu::Engine> engine = mldsa::gpu::Engine::create(why, config);
   if (engine == nullptr) return nullptr;
   return std::make_shared<GpuExecutor>(std::move(engine));

@@ -46,6 +46,9 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_uint64(PARAM_BATCHES, nullptr),
     OSSL_PARAM_utf8_string(PARAM_MEAN_BATCH, nullptr, 0),
     OSSL_PARAM_uint64(PARAM_FALLBACKS, nullptr),
+    OSSL_PARAM_utf8_ptr(PARAM_GPU_POLICY, nullptr, 0),
+    OSSL_PARAM_uint64(PARAM_GPU_MAX_BATCH, nullptr),
+    OSSL_PARAM_utf8_string(PARAM_GPU_MODEL, nullptr, 0),
     OSSL_PARAM_END,
 };
 

@@ -6,11 +6,14 @@
 
 #include <openssl/params.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 namespace mldsa::prov {
 
@@ -31,6 +34,13 @@ bool parse_number(std::string_view text, uint64_t lo, uint64_t hi, uint64_t& out
   return true;
 }
 
+// This thread's CPU time: what a CPU request cost, whatever else the cores ran.
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -42,6 +52,7 @@ struct Key {
 };
 const Key kKeys[] = {
     {CONFIG_GPU, "MLDSA_ACCEL_GPU"},
+    {CONFIG_GPU_POLICY, "MLDSA_ACCEL_GPU_POLICY"},
     {CONFIG_GPU_MIN_INFLIGHT, "MLDSA_ACCEL_GPU_MIN_INFLIGHT"},
     {CONFIG_GPU_MAX_BATCH, "MLDSA_ACCEL_GPU_MAX_BATCH"},
     {CONFIG_GPU_MAX_WAIT_US, "MLDSA_ACCEL_GPU_MAX_WAIT_US"},
@@ -73,6 +84,15 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
     }
     return true;
   }
+  if (key == CONFIG_GPU_POLICY) {
+    if (v == "measured") cfg.policy = GpuPolicy::measured;
+    else if (v == "always") cfg.policy = GpuPolicy::always;
+    else {
+      *error = std::string(key) + ": '" + std::string(value) + "' is not measured or always";
+      return false;
+    }
+    return true;
+  }
   if (key == CONFIG_GPU_MIN_INFLIGHT) {
     if (!number(0, 1000000, n)) return false;
     cfg.min_inflight = n;
@@ -81,6 +101,7 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
   if (key == CONFIG_GPU_MAX_BATCH) {
     if (!number(1, 1u << 20, n)) return false;
     cfg.limits.max_batch = n;
+    cfg.max_batch_set = true;
     return true;
   }
   if (key == CONFIG_GPU_MAX_WAIT_US) {
@@ -96,6 +117,7 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
   if (key == CONFIG_GPU_QUEUE_DEPTH) {
     if (!number(1, 1u << 24, n)) return false;
     cfg.limits.capacity = n;
+    cfg.queue_depth_set = true;
     return true;
   }
   if (key == CONFIG_GPU_ERROR_COOLDOWN_MS) {
@@ -167,11 +189,12 @@ Router::~Router() {
     const RouterCounters c = counters();
     std::fprintf(stderr,
                  "mldsa-accel: %llu requests on the CPU, %llu through the batch queue (%llu batches, mean %.1f; "
-                 "%llu failed, %llu requests recomputed on the CPU); GPU: %s\n",
+                 "%llu failed, %llu requests recomputed on the CPU); GPU: %s; measured: %s\n",
                  static_cast<unsigned long long>(c.cpu), static_cast<unsigned long long>(c.queued),
                  static_cast<unsigned long long>(c.batches), c.mean_batch,
                  static_cast<unsigned long long>(c.failed_batches), static_cast<unsigned long long>(c.fallbacks),
-                 probed() ? devices_.c_str() : "not probed");
+                 probed() ? devices_.c_str() : "not probed",
+                 policy() != nullptr ? policy()->describe().c_str() : "nothing");
   }
   // A forked child cannot destroy the parent's queue (see BatchQueue::forked).
   if (probed() && queue_ != nullptr && queue_->forked()) (void)queue_.release();
@@ -206,7 +229,9 @@ void Router::probe() {
     return;
   }
   std::string why;
-  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(cfg_.limits.max_batch, &why);
+  // The engine's chunks are sized for the batches it will get: a user's
+  // limit, else its own default (the devices' capacity sets the batch limit).
+  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(cfg_.max_batch_set ? cfg_.limits.max_batch : 0, &why);
   if (gpu == nullptr) {
     install(nullptr, "none: " + why);
     return;
@@ -220,11 +245,23 @@ void Router::install(std::shared_ptr<BatchExecutor> executor, std::string device
   if (executor != nullptr) {
     if (cfg_.fail_every > 0) executor = with_faults(std::move(executor), cfg_.fail_every);
     executor_ = std::move(executor);
-    queue_ = std::make_unique<BatchQueue>(executor_, cfg_.limits, [this](const std::string&) {
-      if (cfg_.error_cooldown.count() > 0)
-        cpu_only_until_.store(now_ns() + std::chrono::nanoseconds(cfg_.error_cooldown).count(),
-                              std::memory_order_relaxed);
-    });
+    // Batches that fill every device (its resident tasks) where that is more
+    // than the default, unless gpu_max_batch says; room for two of them.
+    QueueLimits limits = cfg_.limits;
+    const size_t fill = std::min<size_t>(executor_->preferred_batch(), size_t{1} << 20);
+    if (!cfg_.max_batch_set && fill > limits.max_batch) {
+      limits.max_batch = fill;
+      if (!cfg_.queue_depth_set) limits.capacity = std::max(limits.capacity, 2 * fill);
+    }
+    policy_ = std::make_unique<RoutePolicy>(std::max(1u, std::thread::hardware_concurrency()), limits.max_batch);
+    queue_ = std::make_unique<BatchQueue>(
+        executor_, limits,
+        [this](const std::string&) {
+          if (cfg_.error_cooldown.count() > 0)
+            cpu_only_until_.store(now_ns() + std::chrono::nanoseconds(cfg_.error_cooldown).count(),
+                                  std::memory_order_relaxed);
+        },
+        [this](const mldsa::Params& p, BatchOp op, size_t n, int64_t ns) { policy_->device_sample(p, op, n, ns); });
   }
   probed_done_.store(true, std::memory_order_release);
 }
@@ -247,19 +284,46 @@ mldsa::Status Router::route(Request& r) {
     ~Leave() { n.fetch_sub(1, std::memory_order_relaxed); }
   } leave{inflight_};
   // The cheap tests first: a lone synchronous call never touches the GPU.
-  const bool bulk = inflight > cfg_.min_inflight || ASYNC_get_current_job() != nullptr;
-  if (bulk) {
-    if (BatchQueue* q = queue_for(r)) {
-      if (q->submit(r)) {
-        queued_.fetch_add(1, std::memory_order_relaxed);
-        return r.status;
-      }
-      queue_full_.fetch_add(1, std::memory_order_relaxed);
+  const bool async = ASYNC_get_current_job() != nullptr;
+  const bool bulk = inflight > cfg_.min_inflight || async;
+  BatchQueue* q = bulk ? queue_for(r) : nullptr;
+  if (q != nullptr && (cfg_.policy == GpuPolicy::always || worth_the_device(r, inflight, async))) {
+    if (q->submit(r)) {
+      queued_.fetch_add(1, std::memory_order_relaxed);
+      return r.status;
     }
+    queue_full_.fetch_add(1, std::memory_order_relaxed);
   }
   cpu_.fetch_add(1, std::memory_order_relaxed);
+  // With a GPU to compare against, one CPU request in kCpuSampleEvery (per
+  // thread) is timed for the policy.
+  thread_local unsigned calls = 0;
+  RoutePolicy* policy = bulk && probed() ? policy_.get() : nullptr;
+  const bool sample = policy != nullptr && calls++ % RoutePolicy::kCpuSampleEvery == 0;
+  const size_t busy = cpu_busy_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (busy > cpu_parallel_.load(std::memory_order_relaxed)) cpu_parallel_.store(busy, std::memory_order_relaxed);
+  const int64_t t0 = sample ? thread_cpu_ns() : 0;
   run_on_cpu(r);
+  if (sample) policy->cpu_sample(*r.params, r.op, thread_cpu_ns() - t0);
+  cpu_busy_.fetch_sub(1, std::memory_order_relaxed);
   return r.status;
+}
+
+// The measured policy's question for one bulk request. Threads in a call are
+// the batch they would make and the CPU work they would do; an ASYNC job's
+// thread runs one request at a time, so jobs make a batch (as large as the
+// last one the device got) while the CPU runs as many as threads have run
+// at once.
+bool Router::worth_the_device(const Request& r, size_t inflight, bool async) {
+  RoutePolicy::Demand d;
+  if (async) {
+    d.batch = std::max(inflight, policy_->model(*r.params, r.op).last_batch);
+    d.cpu_parallel = cpu_parallel_.load(std::memory_order_relaxed);
+  } else {
+    d.batch = inflight;
+    d.cpu_parallel = inflight;
+  }
+  return policy_->use_device(*r.params, r.op, d, now_ns());
 }
 
 mldsa::Status Router::sign(const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* rnd,
@@ -314,6 +378,16 @@ bool Router::get_params(OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate(params, PARAM_GPU_DEVICES)) != nullptr &&
       !OSSL_PARAM_set_utf8_ptr(p, gpu_devices().c_str()))
     return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_POLICY)) != nullptr &&
+      !OSSL_PARAM_set_utf8_ptr(p, cfg_.policy == GpuPolicy::always ? "always" : "measured"))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_MAX_BATCH)) != nullptr &&
+      !OSSL_PARAM_set_uint64(p, probed() && queue_ != nullptr ? queue_->limits().max_batch : 0))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_MODEL)) != nullptr) {
+    const std::string text = policy() != nullptr ? policy()->describe() : "none: no GPU in use";
+    if (!OSSL_PARAM_set_utf8_string(p, text.c_str())) return false;
+  }
   const RouterCounters c = counters();
   const std::pair<const char*, uint64_t> numbers[] = {
       {PARAM_REQUESTS_CPU, c.cpu}, {PARAM_REQUESTS_QUEUED, c.queued}, {PARAM_QUEUE_FULL, c.queue_full},

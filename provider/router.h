@@ -1,14 +1,19 @@
 // router.h - per request: compute on the CPU now, or queue for a GPU batch.
 //
-//   GPU off, none, or recently failed      -> CPU
-//   caller inside an OpenSSL ASYNC_JOB     -> queue (the job pauses)
-//   more than gpu_min_inflight in flight   -> queue (the thread blocks)
-//   otherwise (a lone call keeps its latency) -> CPU
-// The queue refusing (full: back-pressure) or the executor failing sends the
+//   GPU off, none, or recently failed             -> CPU
+//   not bulk: at most gpu_min_inflight in flight
+//     and not inside an OpenSSL ASYNC_JOB         -> CPU (a lone call keeps its latency)
+//   bulk, gpu_policy = always                     -> queue
+//   bulk, gpu_policy = measured (the default)     -> queue while the device is
+//     predicted to finish the requests at hand sooner than the CPU cores
+//     (provider/route_policy.h), else CPU
+// Queued, a thread blocks or an ASYNC job pauses until its batch is done. The
+// queue refusing (full: back-pressure) or the executor failing sends the
 // request to the CPU as well; no request is lost or failed by the GPU.
 #pragma once
 
 #include "provider/batch_queue.h"
+#include "provider/route_policy.h"
 #include "provctx/provctx.h"
 
 #include <openssl/core_dispatch.h>
@@ -24,23 +29,27 @@
 namespace mldsa::prov {
 
 enum class GpuMode { automatic, on, off };
+enum class GpuPolicy { measured, always };
 
 // The provider's routing settings: keys of its openssl.cnf section, each
 // overridden by an environment variable.
 //   gpu                   auto|on|off      MLDSA_ACCEL_GPU
+//   gpu_policy            measured|always  MLDSA_ACCEL_GPU_POLICY
 //   gpu_min_inflight      0..1000000       MLDSA_ACCEL_GPU_MIN_INFLIGHT
-//   gpu_max_batch         1..1048576       MLDSA_ACCEL_GPU_MAX_BATCH
+//   gpu_max_batch         1..1048576       MLDSA_ACCEL_GPU_MAX_BATCH (default: what fills the devices, at least 1024)
 //   gpu_max_wait_us       0..10000000      MLDSA_ACCEL_GPU_MAX_WAIT_US
 //   gpu_idle_flush_us     0..10000000      MLDSA_ACCEL_GPU_IDLE_FLUSH_US
-//   gpu_queue_depth       1..16777216      MLDSA_ACCEL_GPU_QUEUE_DEPTH
+//   gpu_queue_depth       1..16777216      MLDSA_ACCEL_GPU_QUEUE_DEPTH (default: 8192, at least 2 batches)
 //   gpu_error_cooldown_ms 0..3600000       MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS
 //   cpu_backend           auto|avx512|avx2|neon|ref   MLDSA_ACCEL_CPU_BACKEND
 // Test hooks, environment only: MLDSA_ACCEL_TEST_EXECUTOR=cpu (the core on
 // the dispatcher thread stands in for the GPU), MLDSA_ACCEL_TEST_FAIL_EVERY=k.
 struct RouterConfig {
   GpuMode gpu = GpuMode::automatic;
+  GpuPolicy policy = GpuPolicy::measured;
   size_t min_inflight = 8;
   QueueLimits limits;
+  bool max_batch_set = false, queue_depth_set = false;  // else sized from the devices
   std::chrono::milliseconds error_cooldown{1000};  // after an executor error, new work goes to the CPU
   std::string cpu_backend;                          // empty: the core's own choice (MLDSA_ACCEL_CPU)
   std::string test_executor;
@@ -48,6 +57,7 @@ struct RouterConfig {
 };
 
 inline constexpr const char* CONFIG_GPU = "gpu";
+inline constexpr const char* CONFIG_GPU_POLICY = "gpu_policy";
 inline constexpr const char* CONFIG_GPU_MIN_INFLIGHT = "gpu_min_inflight";
 inline constexpr const char* CONFIG_GPU_MAX_BATCH = "gpu_max_batch";
 inline constexpr const char* CONFIG_GPU_MAX_WAIT_US = "gpu_max_wait_us";
@@ -72,6 +82,9 @@ inline constexpr const char* PARAM_QUEUE_FULL = "requests-queue-full";   // uint
 inline constexpr const char* PARAM_BATCHES = "batches";                  // uint64: handed to the executor
 inline constexpr const char* PARAM_MEAN_BATCH = "mean-batch-size";       // utf8 "12.50" (or a double, if asked for one)
 inline constexpr const char* PARAM_FALLBACKS = "fallbacks";              // uint64: items recomputed after executor errors
+inline constexpr const char* PARAM_GPU_POLICY = "gpu-policy";            // utf8: "measured" or "always"
+inline constexpr const char* PARAM_GPU_MAX_BATCH = "gpu-max-batch";      // uint64: the batch limit in use (0: no GPU)
+inline constexpr const char* PARAM_GPU_MODEL = "gpu-model";              // utf8 string: what the policy measured, per lane
 
 struct RouterCounters {
   uint64_t cpu = 0, queued = 0, queue_full = 0, batches = 0, failed_batches = 0, fallbacks = 0;
@@ -97,6 +110,8 @@ class Router {
                        std::span<const uint8_t> sig);
 
   RouterCounters counters() const;
+  // What the measured policy knows (nullptr before a GPU is installed).
+  const RoutePolicy* policy() const { return probed() ? policy_.get() : nullptr; }
   // The GPU devices, or "none: <reason>" (probes the GPU with gpu = auto).
   const std::string& gpu_devices();
   // Answers the PARAM_* the array asks for; false if one cannot be set.
@@ -111,6 +126,7 @@ class Router {
   void install(std::shared_ptr<BatchExecutor> executor, std::string devices);
   BatchQueue* queue_for(const Request& r);
   mldsa::Status route(Request& r);
+  bool worth_the_device(const Request& r, size_t inflight, bool async);
   // executor_, queue_ and devices_ are set once, by install(); other threads
   // read them only after a call_once on probed_ or once this says so.
   bool probed() const { return probed_done_.load(std::memory_order_acquire); }
@@ -121,7 +137,10 @@ class Router {
   std::shared_ptr<BatchExecutor> executor_;
   std::unique_ptr<BatchQueue> queue_;
   std::string devices_;
+  std::unique_ptr<RoutePolicy> policy_;  // with a GPU installed
   std::atomic<size_t> inflight_{0};
+  std::atomic<size_t> cpu_busy_{0};       // requests running on the CPU now
+  std::atomic<size_t> cpu_parallel_{1};   // the most seen at once (ASYNC callers' CPU estimate)
   std::atomic<int64_t> cpu_only_until_{0};  // steady_clock ns; set after an executor error
   std::atomic<uint64_t> cpu_{0}, queued_{0}, queue_full_{0};
 };

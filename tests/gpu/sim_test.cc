@@ -243,6 +243,14 @@ TEST(SimDevice, SettingsFromText) {
   EXPECT_TRUE(on);
   EXPECT_EQ(c.devices, 3);
   EXPECT_EQ(c.faults.size(), 1u);
+  EXPECT_TRUE(c.device_work);
+  setenv("MLDSA_ACCEL_SIM_DEVICE_WORK", "0", 1);
+  ASSERT_TRUE(gpu::sim_config_from_environment(c, &on, &why)) << why;
+  EXPECT_FALSE(c.device_work);
+  setenv("MLDSA_ACCEL_SIM_DEVICE_WORK", "off", 1);
+  EXPECT_FALSE(gpu::sim_config_from_environment(c, &on, &why));
+  EXPECT_NE(why.find("MLDSA_ACCEL_SIM_DEVICE_WORK"), std::string::npos) << why;
+  unsetenv("MLDSA_ACCEL_SIM_DEVICE_WORK");
   setenv("MLDSA_ACCEL_SIM_DEVICES", "17", 1);
   EXPECT_FALSE(gpu::sim_config_from_environment(c, &on, &why));
   EXPECT_NE(why.find("MLDSA_ACCEL_SIM_DEVICES"), std::string::npos);
@@ -553,6 +561,42 @@ TEST(EngineFaults, TwoLogicalDevicesShareOneDevice) {
   for (int round = 0; round < 2; ++round) EXPECT_TRUE(work.run(*e).empty());
   EXPECT_EQ(sim->stats(0).tasks[0], 2u * 10) << "both logical devices made keys";
   EXPECT_EQ(sim->stats(0).callers.size(), 2u) << "one engine thread per logical device";
+}
+
+// The batch that fills the devices: their resident signing units, once per
+// physical device however many logical devices share it.
+TEST(EngineFaults, ResidentTasksCountEachDeviceOnce) {
+  SimConfig sc;
+  sc.devices = 2;
+  sc.sign_units = 96;
+  sc.coop_sign_units = 6;
+  auto sim = gpu::make_sim_platform(sc);
+  std::string why;
+  EngineConfig ec = small_config();
+  ec.devices = {0, 1, 1};
+  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  EXPECT_EQ(e->resident_tasks(), 2u * 96);
+  ec.kernels = gpu::KernelSet::coop;
+  e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  EXPECT_EQ(e->resident_tasks(), 2u * 6);
+}
+
+// A device that computes nothing is not self-tested (no test could pass)
+// and says so in its name.
+TEST(EngineFaults, ADeviceDoingNoWorkIsNamedAndNotSelfTested) {
+  SimConfig sc;
+  sc.device_work = false;
+  auto sim = gpu::make_sim_platform(sc);
+  std::string why;
+  EngineConfig ec = small_config();
+  ec.self_test = true;
+  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  EXPECT_NE(e->device_description().find("no device work: results unchecked"), std::string::npos)
+      << e->device_description();
+  EXPECT_EQ(sim->stats(0).calls[static_cast<size_t>(gpu::SimOp::launch_keygen)], 0u) << "no self-test keygen ran";
 }
 
 // Staging on helper threads (big chunks are cut in pieces of 64 items):

@@ -447,7 +447,8 @@ def area_speed_sim(checks, o35, module, work):
     """openssl speed -async_jobs 64 with the provider's GPU path on two simulated devices
     (router, batch queue, GPU executor, engine): its signatures verify (speed checks them),
     and the provider's report at unload shows the work went through the batch queue."""
-    env = {"MLDSA_ACCEL_SIM_DEVICES": "2", "MLDSA_ACCEL_GPU_MAX_BATCH": "64", "MLDSA_ACCEL_REPORT": "1"}
+    env = {"MLDSA_ACCEL_SIM_DEVICES": "2", "MLDSA_ACCEL_GPU_POLICY": "always", "MLDSA_ACCEL_GPU_MAX_BATCH": "64",
+           "MLDSA_ACCEL_REPORT": "1"}
     for variant, out in area_speed(checks, o35, module, work, ["-async_jobs", "64"], env):
         m = re.search(r"mldsa-accel: (\d+) requests on the CPU, (\d+) through the batch queue \((\d+) batches.*?"
                       r"(\d+) failed, (\d+) requests recomputed", out)

@@ -26,8 +26,11 @@ bool env_is(const char* name, const char* value) {
   return v != nullptr && std::string(v) == value;
 }
 bool sim_mode() { return std::getenv("MLDSA_ACCEL_SIM_DEVICES") != nullptr && !env_is("MLDSA_ACCEL_GPU", "off"); }
+// Every bulk request queued: a queue (test executor or simulated devices) and
+// gpu_policy = always (the measured policy decides for itself).
 bool queue_mode() {
-  return (env_is("MLDSA_ACCEL_TEST_EXECUTOR", "cpu") || sim_mode()) && !env_is("MLDSA_ACCEL_GPU", "off");
+  return (env_is("MLDSA_ACCEL_TEST_EXECUTOR", "cpu") || sim_mode()) && !env_is("MLDSA_ACCEL_GPU", "off") &&
+         env_is("MLDSA_ACCEL_GPU_POLICY", "always");
 }
 bool fault_mode() {
   return queue_mode() &&
@@ -37,16 +40,21 @@ bool fault_mode() {
 bool no_cooldown() { return env_is("MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS", "0"); }
 
 struct Counters {
-  uint64_t cpu = 0, queued = 0, full = 0, batches = 0, fallbacks = 0;
+  uint64_t cpu = 0, queued = 0, full = 0, batches = 0, fallbacks = 0, max_batch = 0;
   double mean = 0;
-  std::string backend, devices;
+  std::string backend, devices, policy, model;
 };
 
 Counters counters(OSSL_PROVIDER* prov) {
   Counters c;
   const char* backend = nullptr;
   const char* devices = nullptr;
+  const char* policy = nullptr;
+  char model[4096] = {};
   OSSL_PARAM p[] = {
+      OSSL_PARAM_utf8_ptr("gpu-policy", &policy, 0),
+      OSSL_PARAM_uint64("gpu-max-batch", &c.max_batch),
+      OSSL_PARAM_utf8_string("gpu-model", model, sizeof model),
       OSSL_PARAM_utf8_ptr("cpu-backend", &backend, 0),
       OSSL_PARAM_utf8_ptr("gpu-devices", &devices, 0),
       OSSL_PARAM_uint64("requests-cpu", &c.cpu),
@@ -60,6 +68,8 @@ Counters counters(OSSL_PROVIDER* prov) {
   EXPECT_EQ(OSSL_PROVIDER_get_params(prov, p), 1);
   c.backend = backend ? backend : "";
   c.devices = devices ? devices : "";
+  c.policy = policy ? policy : "";
+  c.model = model;
   return c;
 }
 
@@ -267,6 +277,17 @@ TEST_F(RoutedEvp, ProviderReportsRouting) {
   }
   if (c.batches > 0) {
     EXPECT_GE(c.mean, 1.0);
+  }
+  EXPECT_EQ(c.policy, env_is("MLDSA_ACCEL_GPU_POLICY", "always") ? "always" : "measured");
+  if (c.devices.rfind("none", 0) == 0 && !env_is("MLDSA_ACCEL_TEST_EXECUTOR", "cpu")) {
+    EXPECT_EQ(c.max_batch, 0u);
+    EXPECT_EQ(c.model, "none: no GPU in use");
+  } else {
+    // gpu-devices probed the GPU: the queue is there with its batch limit.
+    EXPECT_GE(c.max_batch, 1u);
+    EXPECT_FALSE(c.model.empty());
+    if (sim_mode() && std::getenv("MLDSA_ACCEL_GPU_MAX_BATCH") == nullptr)
+      EXPECT_GE(c.max_batch, 1024u) << "the default batch limit is at least 1024";
   }
 }
 

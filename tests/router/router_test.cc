@@ -70,7 +70,8 @@ std::vector<std::unique_ptr<PrivateKey>> all_keys() {
 
 RouterConfig queue_everything(size_t max_batch, std::chrono::microseconds max_wait) {
   RouterConfig cfg;
-  cfg.min_inflight = 0;  // every request is "bulk"
+  cfg.policy = GpuPolicy::always;  // the plumbing: every bulk request is queued
+  cfg.min_inflight = 0;            // every request is "bulk"
   cfg.limits.max_batch = max_batch;
   cfg.limits.max_wait = max_wait;
   cfg.limits.idle_flush = 0us;  // batches close on size or max_wait only (the idle flush has its own tests)
@@ -203,6 +204,127 @@ TEST(Router, FullQueueRunsOnCpuNow) {
   EXPECT_EQ(c.queued, 1u);
   EXPECT_EQ(c.cpu, 1u);
   EXPECT_LT(waited, 700ms) << "the refused request waited for the queue";
+}
+
+// The measured policy against two stand-in devices. The oracle answers
+// from the cases' known signatures (nothing computed: faster than any CPU);
+// the slow one is the core behind a 20 ms wait per batch.
+class OracleExecutor final : public BatchExecutor {
+ public:
+  explicit OracleExecutor(const std::vector<Case>& cs) : cs_(cs) {}
+  std::string description() const override { return "oracle"; }
+  bool supports(BatchOp op) const override { return op != BatchOp::keygen; }
+  bool sign(const Params&, std::span<Request* const> batch, std::string* why) override {
+    for (Request* r : batch) {
+      const Case* c = find(r->mu);
+      if (c == nullptr) return fail(why);
+      std::memcpy(r->sig_out, c->expected.data(), c->expected.size());
+      r->status = Status::ok;
+    }
+    return true;
+  }
+  bool verify(const Params&, std::span<Request* const> batch, std::string* why) override {
+    for (Request* r : batch) {
+      const Case* c = find(r->mu);
+      if (c == nullptr) return fail(why);
+      const bool same = r->sig_len == c->expected.size() && std::memcmp(r->sig, c->expected.data(), r->sig_len) == 0;
+      r->status = same ? Status::ok : Status::verify_failed;
+    }
+    return true;
+  }
+  bool keygen(const Params&, std::span<Request* const>, std::string* why) override { return fail(why); }
+
+ private:
+  const Case* find(const uint8_t* mu) const {
+    for (const Case& c : cs_)
+      if (std::memcmp(c.mu.data(), mu, MU_BYTES) == 0) return &c;
+    return nullptr;
+  }
+  static bool fail(std::string* why) {
+    *why = "oracle: an unknown request";
+    return false;
+  }
+  const std::vector<Case>& cs_;
+};
+
+class SlowExecutor final : public BatchExecutor {
+ public:
+  SlowExecutor() : inner_(make_cpu_executor()) {}
+  std::string description() const override { return "slow"; }
+  bool supports(BatchOp op) const override { return inner_->supports(op); }
+  bool sign(const Params& p, std::span<Request* const> b, std::string* why) override {
+    std::this_thread::sleep_for(20ms);
+    return inner_->sign(p, b, why);
+  }
+  bool verify(const Params& p, std::span<Request* const> b, std::string* why) override {
+    std::this_thread::sleep_for(20ms);
+    return inner_->verify(p, b, why);
+  }
+  bool keygen(const Params& p, std::span<Request* const> b, std::string* why) override {
+    std::this_thread::sleep_for(20ms);
+    return inner_->keygen(p, b, why);
+  }
+
+ private:
+  std::shared_ptr<BatchExecutor> inner_;
+};
+
+RouterConfig measured_policy() {
+  RouterConfig cfg = queue_everything(64, 1000us);
+  cfg.policy = GpuPolicy::measured;
+  return cfg;
+}
+
+// Runs the cases until every lane the cases use has a fitted device line
+// (at most 20 rounds), so what follows is the policy's choice, not its
+// exploration.
+void warm_up(Router& router, const std::vector<Case>& cs, unsigned threads) {
+  for (int round = 0; round < 20; ++round) {
+    ASSERT_EQ(run_threads(router, cs, threads), 0u);
+    ASSERT_NE(router.policy(), nullptr);
+    bool all = true;
+    for (ParamSet set : kSets)
+      for (BatchOp op : {BatchOp::sign, BatchOp::verify}) all = all && router.policy()->model(params(set), op).fitted;
+    if (all) return;
+  }
+  FAIL() << "no device line after 20 rounds: " << router.policy()->describe();
+}
+
+TEST(RoutePolicyRouter, AFasterDeviceTakesTheBulk) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 48);
+  Router router(measured_policy(), std::make_shared<OracleExecutor>(cs), "oracle");
+  warm_up(router, cs, 8);
+  const RouterCounters before = router.counters();
+  EXPECT_EQ(run_threads(router, cs, 8), 0u);
+  const RouterCounters after = router.counters();
+  const uint64_t queued = after.queued - before.queued, cpu = after.cpu - before.cpu;
+  EXPECT_EQ(queued + cpu, cs.size() * 3);
+  EXPECT_GT(queued, 3 * cpu) << router.policy()->describe();
+}
+
+TEST(RoutePolicyRouter, ASlowerDeviceLeavesTheBulkOnTheCpu) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 48);
+  Router router(measured_policy(), std::make_shared<SlowExecutor>(), "slow");
+  warm_up(router, cs, 8);
+  const RouterCounters before = router.counters();
+  EXPECT_EQ(run_threads(router, cs, 8), 0u);
+  const RouterCounters after = router.counters();
+  const uint64_t queued = after.queued - before.queued, cpu = after.cpu - before.cpu;
+  EXPECT_EQ(queued + cpu, cs.size() * 3);
+  // Only probes reach the device: a window per lane now and then.
+  EXPECT_GT(cpu, 3 * queued) << router.policy()->describe();
+}
+
+TEST(RoutePolicyRouter, ALoneCallNeverWaitsForTheDevice) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 12);
+  RouterConfig cfg = measured_policy();
+  cfg.min_inflight = 8;  // the default gate
+  Router router(cfg, std::make_shared<OracleExecutor>(cs), "oracle");
+  EXPECT_EQ(run_threads(router, cs, 1), 0u);
+  EXPECT_EQ(router.counters().queued, 0u);
 }
 
 TEST(BatchQueue, StopCompletesRequestsInFlightOnCpu) {
@@ -489,10 +611,17 @@ TEST(RouterConfig, KeysAndValues) {
   EXPECT_EQ(cfg.gpu, GpuMode::off);
   EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU, "auto", &why));
   EXPECT_EQ(cfg.gpu, GpuMode::automatic);
+  EXPECT_EQ(cfg.policy, GpuPolicy::measured);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_POLICY, "Always", &why));
+  EXPECT_EQ(cfg.policy, GpuPolicy::always);
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_POLICY, "measured", &why));
+  EXPECT_EQ(cfg.policy, GpuPolicy::measured);
   EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MIN_INFLIGHT, "0", &why));
   EXPECT_EQ(cfg.min_inflight, 0u);
+  EXPECT_FALSE(cfg.max_batch_set);
   EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MAX_BATCH, "4096", &why));
   EXPECT_EQ(cfg.limits.max_batch, 4096u);
+  EXPECT_TRUE(cfg.max_batch_set);
   EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MAX_WAIT_US, "250", &why));
   EXPECT_EQ(cfg.limits.max_wait, 250us);
   EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_QUEUE_DEPTH, "10", &why));
@@ -503,7 +632,7 @@ TEST(RouterConfig, KeysAndValues) {
   const std::pair<const char*, const char*> bad[] = {
       {CONFIG_GPU, "maybe"},           {CONFIG_GPU_MIN_INFLIGHT, "-1"},   {CONFIG_GPU_MAX_BATCH, "0"},
       {CONFIG_GPU_MAX_BATCH, "12abc"}, {CONFIG_GPU_MAX_WAIT_US, ""},      {CONFIG_GPU_QUEUE_DEPTH, "99999999999"},
-      {CONFIG_CPU_BACKEND, "sse2"},    {"gpu_speed", "1"},
+      {CONFIG_CPU_BACKEND, "sse2"},    {"gpu_speed", "1"},                {CONFIG_GPU_POLICY, "fast"},
   };
   for (const auto& [key, value] : bad) {
     why.clear();

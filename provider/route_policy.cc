@@ -1,0 +1,149 @@
+// route_policy.cc - see route_policy.h.
+#include "provider/route_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace mldsa::prov {
+
+namespace {
+
+const char* op_name(size_t op) {
+  switch (static_cast<BatchOp>(op)) {
+    case BatchOp::sign: return "sign";
+    case BatchOp::verify: return "verify";
+    case BatchOp::keygen: return "keygen";
+  }
+  return "?";
+}
+
+// Older batches count for less: a device whose speed changes (clocks, other
+// work on it) is followed within a few dozen batches (weight 0.9 per batch).
+constexpr double kForget = 0.9;
+
+}  // namespace
+
+RoutePolicy::RoutePolicy(unsigned cores, size_t max_batch)
+    : cores_(std::max(1u, cores)), max_batch_(std::max<size_t>(1, max_batch)) {}
+
+RoutePolicy::Lane* RoutePolicy::lane(const mldsa::Params& p, BatchOp op) {
+  const size_t slot = static_cast<size_t>(p.id);
+  if (slot >= kParamSlots) return nullptr;
+  Lane* l = &lanes_[slot * kBatchOps + static_cast<size_t>(op)];
+  if (l->params.load(std::memory_order_relaxed) == nullptr) l->params.store(&p, std::memory_order_relaxed);
+  return l;
+}
+
+const RoutePolicy::Lane* RoutePolicy::lane(const mldsa::Params& p, BatchOp op) const {
+  const size_t slot = static_cast<size_t>(p.id);
+  return slot < kParamSlots ? &lanes_[slot * kBatchOps + static_cast<size_t>(op)] : nullptr;
+}
+
+bool RoutePolicy::use_device(const mldsa::Params& p, BatchOp op, Demand d, int64_t now) {
+  Lane* l = lane(p, op);
+  if (l == nullptr) return false;
+  if (now < l->probe_until.load(std::memory_order_relaxed)) return true;
+  const double cpu_ns = l->cpu_ns.load(std::memory_order_relaxed);
+  if (cpu_ns <= 0) return false;  // the CPU is measured first
+  if (l->fitted.load(std::memory_order_relaxed)) {
+    const double n = static_cast<double>(std::clamp<size_t>(d.batch, 1, max_batch_));
+    const double t = l->a.load(std::memory_order_relaxed) + l->b.load(std::memory_order_relaxed) * n;
+    const double c = static_cast<double>(std::clamp<size_t>(d.cpu_parallel, 1, cores_));
+    // n / t > kMargin * c / cpu_ns, without dividing by a zero t.
+    if (n * cpu_ns > kMargin * c * t) return true;
+  }
+  // No line yet, or the CPU wins: a probe window when one is due.
+  int64_t due = l->next_probe.load(std::memory_order_relaxed);
+  if (now < due) return false;
+  const int64_t interval = l->interval.load(std::memory_order_relaxed);
+  if (!l->next_probe.compare_exchange_strong(due, now + interval, std::memory_order_relaxed)) return false;
+  l->probe_until.store(now + kProbeWindow, std::memory_order_relaxed);
+  l->probes.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void RoutePolicy::cpu_sample(const mldsa::Params& p, BatchOp op, int64_t ns) {
+  Lane* l = lane(p, op);
+  if (l == nullptr || ns <= 0) return;
+  // A running average (1/8 per sample); concurrent samples may overwrite
+  // each other, which loses a sample, never the average.
+  const double old = l->cpu_ns.load(std::memory_order_relaxed);
+  const double v = static_cast<double>(ns);
+  l->cpu_ns.store(old <= 0 ? v : old + (v - old) / 8, std::memory_order_relaxed);
+}
+
+void RoutePolicy::device_sample(const mldsa::Params& p, BatchOp op, size_t n, int64_t ns) {
+  Lane* l = lane(p, op);
+  if (l == nullptr || n == 0 || ns <= 0) return;
+  const double x = static_cast<double>(n), t = static_cast<double>(ns);
+  double a = 0, b = 0;
+  {
+    std::lock_guard<std::mutex> lock(l->m);
+    l->s0 = kForget * l->s0 + 1;
+    l->s1 = kForget * l->s1 + x;
+    l->s2 = kForget * l->s2 + x * x;
+    l->t0 = kForget * l->t0 + t;
+    l->t1 = kForget * l->t1 + x * t;
+    const double det = l->s0 * l->s2 - l->s1 * l->s1;
+    if (det > 1e-9 * l->s0 * l->s2) {
+      b = (l->s0 * l->t1 - l->s1 * l->t0) / det;
+      a = (l->t0 - b * l->s1) / l->s0;
+    }
+    // One batch size only, or a line with a negative part: the cost per item
+    // through the origin (T(n) = b n), exact at the sizes seen.
+    if (!(det > 1e-9 * l->s0 * l->s2) || a < 0 || b < 0) {
+      a = 0;
+      b = l->t1 / l->s2;
+    }
+  }
+  l->a.store(a, std::memory_order_relaxed);
+  l->b.store(b, std::memory_order_relaxed);
+  l->last_batch.store(n, std::memory_order_relaxed);
+  const uint64_t seen = l->batches.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (seen >= 2) l->fitted.store(true, std::memory_order_relaxed);
+  // Probe less often while the CPU wins at this batch size, often once the
+  // device does.
+  const double cpu_ns = l->cpu_ns.load(std::memory_order_relaxed);
+  const double c = static_cast<double>(std::min<size_t>(n, cores_));
+  const bool device_wins = cpu_ns > 0 && x * cpu_ns > kMargin * c * (a + b * x);
+  const int64_t interval = l->interval.load(std::memory_order_relaxed);
+  l->interval.store(device_wins ? kMinProbeInterval : std::min(kMaxProbeInterval, 2 * interval),
+                    std::memory_order_relaxed);
+}
+
+RoutePolicy::LaneModel RoutePolicy::model(const mldsa::Params& p, BatchOp op) const {
+  LaneModel m;
+  const Lane* l = lane(p, op);
+  if (l == nullptr) return m;
+  m.cpu_ns = l->cpu_ns.load(std::memory_order_relaxed);
+  m.a_ns = l->a.load(std::memory_order_relaxed);
+  m.b_ns = l->b.load(std::memory_order_relaxed);
+  m.fitted = l->fitted.load(std::memory_order_relaxed);
+  m.batches = l->batches.load(std::memory_order_relaxed);
+  m.probes = l->probes.load(std::memory_order_relaxed);
+  m.last_batch = l->last_batch.load(std::memory_order_relaxed);
+  return m;
+}
+
+std::string RoutePolicy::describe() const {
+  std::string out;
+  for (size_t i = 0; i < kLanes; ++i) {
+    const Lane& l = lanes_[i];
+    const mldsa::Params* p = l.params.load(std::memory_order_relaxed);
+    const double cpu = l.cpu_ns.load(std::memory_order_relaxed);
+    const uint64_t batches = l.batches.load(std::memory_order_relaxed);
+    if (p == nullptr || (cpu <= 0 && batches == 0)) continue;
+    char line[200], cpu_text[32] = "unmeasured";
+    if (cpu > 0) std::snprintf(cpu_text, sizeof cpu_text, "%.1f us", cpu / 1e3);
+    std::snprintf(line, sizeof line, "%s%s %s: cpu %s, device %.1f us + %.3f us/item (%llu batches, %llu probes)",
+                  out.empty() ? "" : "; ", p->name, op_name(i % kBatchOps), cpu_text,
+                  l.a.load(std::memory_order_relaxed) / 1e3, l.b.load(std::memory_order_relaxed) / 1e3,
+                  static_cast<unsigned long long>(batches),
+                  static_cast<unsigned long long>(l.probes.load(std::memory_order_relaxed)));
+    out += line;
+  }
+  return out.empty() ? "nothing measured yet" : out;
+}
+
+}  // namespace mldsa::prov

@@ -1,0 +1,103 @@
+// route_policy.h - whether a bulk request is worth the GPU, from what each
+// side was measured to cost.
+//
+// Per lane (parameter set x operation) it keeps:
+//   cpu_ns   what one request takes on a CPU core: an average of the thread
+//            CPU time of sampled CPU-routed requests (the router times one in
+//            kCpuSampleEvery, so a decision costs a few relaxed loads);
+//   T(n)     what a device batch of n takes, a + b*n: a least-squares line
+//            through the batches the executor ran (wall time of the call,
+//            older batches weighing less).
+// With a batch of n requests to be had (Demand::batch) and the CPU able to
+// run c of them at once (Demand::cpu_parallel, at most cores), the device's
+// rate is n / T(n) (n at most max_batch), the CPU's c / cpu_ns; a request
+// goes to the device while the first beats the second by kMargin.
+//
+// A lane without a line yet (fewer than two batch sizes seen), or whose line
+// says "CPU", still probes the device now and then: for one probe window
+// every bulk request of the lane goes to the device, and the batches that
+// makes are measured. Probe intervals double (up to kMaxProbeInterval) while
+// the CPU keeps winning and restart at kMinProbeInterval once the device
+// wins, so a device slower than the CPU costs a few probe batches a minute.
+//
+// Readers never lock: every value a decision reads is an atomic that the
+// writers (sampled CPU requests, the dispatcher after a batch) store.
+#pragma once
+
+#include "cpu/mldsa.h"
+#include "provider/batch_queue.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace mldsa::prov {
+
+class RoutePolicy {
+ public:
+  static constexpr double kMargin = 1.10;                    // the device must be predicted 10% faster
+  static constexpr unsigned kCpuSampleEvery = 8;             // CPU requests timed: one in this many
+  static constexpr int64_t kMinProbeInterval = 100'000'000;  // ns
+  static constexpr int64_t kMaxProbeInterval = 5'000'000'000;
+  static constexpr int64_t kProbeWindow = 2'000'000;         // ns of bulk requests sent to the device
+
+  // cores: the CPU's threads the requests can use; max_batch: the queue's.
+  RoutePolicy(unsigned cores, size_t max_batch);
+
+  struct Demand {
+    size_t batch = 1;         // requests a device batch would hold now
+    size_t cpu_parallel = 1;  // requests the CPU would run at once
+  };
+  // Whether the next bulk request of (p, op) goes to the device, at now
+  // (steady_clock ns).
+  bool use_device(const mldsa::Params& p, BatchOp op, Demand d, int64_t now);
+
+  // A CPU-routed request's thread CPU time.
+  void cpu_sample(const mldsa::Params& p, BatchOp op, int64_t ns);
+  // A batch of n the device completed in ns (wall time of the executor call).
+  void device_sample(const mldsa::Params& p, BatchOp op, size_t n, int64_t ns);
+
+  struct LaneModel {
+    double cpu_ns = 0;        // 0: not measured yet
+    double a_ns = 0, b_ns = 0;
+    bool fitted = false;      // a line through at least two batch sizes
+    uint64_t batches = 0;     // device samples taken
+    uint64_t probes = 0;      // probe windows opened
+    size_t last_batch = 0;    // the latest device batch's size
+  };
+  LaneModel model(const mldsa::Params& p, BatchOp op) const;
+  // Each measured lane, "; " between them: "ML-DSA-44 sign: cpu 212.4 us,
+  // device 80.0 us + 1.900 us/item (12 batches, 3 probes)", for the provider's
+  // parameters.
+  std::string describe() const;
+
+  unsigned cores() const { return cores_; }
+  size_t max_batch() const { return max_batch_; }
+
+ private:
+  static constexpr size_t kParamSlots = 8;  // ParamSet ids
+  static constexpr size_t kLanes = kParamSlots * kBatchOps;
+
+  struct Lane {
+    std::atomic<double> cpu_ns{0};
+    std::atomic<double> a{0}, b{0};
+    std::atomic<bool> fitted{false};
+    std::atomic<int64_t> probe_until{0}, next_probe{0}, interval{kMinProbeInterval};
+    std::atomic<uint64_t> batches{0}, probes{0};
+    std::atomic<size_t> last_batch{0};
+    std::atomic<const mldsa::Params*> params{nullptr};
+    // The fit's weighted sums, updated under m (the dispatcher alone, in practice).
+    std::mutex m;
+    double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
+  };
+  Lane* lane(const mldsa::Params& p, BatchOp op);
+  const Lane* lane(const mldsa::Params& p, BatchOp op) const;
+
+  const unsigned cores_;
+  const size_t max_batch_;
+  Lane lanes_[kLanes];
+};
+
+}  // namespace mldsa::prov

@@ -1,0 +1,170 @@
+// route_policy_test.cc - the measured routing policy on synthetic timings
+// (a clock of its own): what it decides with the CPU unmeasured, a device
+// faster or slower than the CPU, probes and their back-off, the fitted
+// line, following a device whose speed changes, and lanes kept apart.
+#include "provider/route_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace mldsa::prov {
+namespace {
+
+const Params& p44() { return params(ParamSet::ML_DSA_44); }
+const Params& p65() { return params(ParamSet::ML_DSA_65); }
+
+constexpr int64_t kUs = 1000;
+constexpr int64_t kMs = 1000 * kUs;
+
+RoutePolicy::Demand demand(size_t batch, size_t cpu) { return {batch, cpu}; }
+
+// Feeds the device lane batches of the sizes given, T(n) = a + b n.
+void feed_device(RoutePolicy& rp, const Params& p, BatchOp op, double a, double b, std::initializer_list<size_t> sizes) {
+  for (size_t n : sizes) rp.device_sample(p, op, n, static_cast<int64_t>(a + b * static_cast<double>(n)));
+}
+
+TEST(RoutePolicy, NothingGoesToTheDeviceBeforeTheCpuIsMeasured) {
+  RoutePolicy rp(16, 4096);
+  for (int64_t t = 0; t < 10; ++t) EXPECT_FALSE(rp.use_device(p44(), BatchOp::sign, demand(64, 16), t * kMs));
+  EXPECT_EQ(rp.model(p44(), BatchOp::sign).probes, 0u);
+}
+
+TEST(RoutePolicy, AnUnmeasuredDeviceIsProbedForOneWindowThenAfterTheInterval) {
+  RoutePolicy rp(16, 4096);
+  rp.cpu_sample(p44(), BatchOp::sign, 200 * kUs);
+  const int64_t t0 = 1000 * kMs;
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(16, 16), t0));  // opens a probe
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(16, 16), t0 + RoutePolicy::kProbeWindow - 1));
+  EXPECT_FALSE(rp.use_device(p44(), BatchOp::sign, demand(16, 16), t0 + RoutePolicy::kProbeWindow));
+  EXPECT_FALSE(rp.use_device(p44(), BatchOp::sign, demand(16, 16), t0 + RoutePolicy::kMinProbeInterval - 1));
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(16, 16), t0 + RoutePolicy::kMinProbeInterval));
+  EXPECT_EQ(rp.model(p44(), BatchOp::sign).probes, 2u);
+}
+
+TEST(RoutePolicy, TheLineThroughTwoBatchSizesIsFitted) {
+  RoutePolicy rp(16, 4096);
+  feed_device(rp, p44(), BatchOp::verify, 80e3, 2e3, {64});
+  EXPECT_FALSE(rp.model(p44(), BatchOp::verify).fitted) << "one batch is not a model";
+  feed_device(rp, p44(), BatchOp::verify, 80e3, 2e3, {512, 64, 4096, 1024});
+  const RoutePolicy::LaneModel m = rp.model(p44(), BatchOp::verify);
+  EXPECT_TRUE(m.fitted);
+  EXPECT_NEAR(m.a_ns, 80e3, 80e3 * 0.01);
+  EXPECT_NEAR(m.b_ns, 2e3, 2e3 * 0.01);
+  EXPECT_EQ(m.batches, 5u);
+  EXPECT_EQ(m.last_batch, 1024u);
+}
+
+TEST(RoutePolicy, OneBatchSizeGivesTheCostPerItem) {
+  RoutePolicy rp(16, 4096);
+  feed_device(rp, p44(), BatchOp::sign, 0, 5e3, {100, 100, 100});
+  const RoutePolicy::LaneModel m = rp.model(p44(), BatchOp::sign);
+  EXPECT_TRUE(m.fitted);
+  EXPECT_EQ(m.a_ns, 0);
+  EXPECT_NEAR(m.b_ns, 5e3, 1);
+}
+
+TEST(RoutePolicy, AFasterDeviceGetsTheBulkAndALoneRequestStaysOnTheCpu) {
+  RoutePolicy rp(16, 65536);
+  rp.cpu_sample(p44(), BatchOp::sign, 200 * kUs);  // 16 cores: 80k sign/s
+  // 300 us + 1 us/item: 64 in flight -> 64 / 364 us = 176k/s.
+  feed_device(rp, p44(), BatchOp::sign, 300e3, 1e3, {64, 256});
+  const int64_t t = 10 * kMs;
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(64, 16), t));
+  EXPECT_EQ(rp.model(p44(), BatchOp::sign).probes, 0u) << "chosen by the model, not as a probe";
+  // One request in flight: 1 / 301 us against 1 / 200 us. The first such
+  // request opens the lane's first probe window; after it, the CPU.
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(1, 1), t));
+  EXPECT_EQ(rp.model(p44(), BatchOp::sign).probes, 1u);
+  EXPECT_FALSE(rp.use_device(p44(), BatchOp::sign, demand(1, 1), t + RoutePolicy::kProbeWindow));
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(64, 16), t + RoutePolicy::kProbeWindow));
+  EXPECT_EQ(rp.model(p44(), BatchOp::sign).probes, 1u);
+}
+
+TEST(RoutePolicy, ASlowerDeviceIsOnlyProbedAndLessAndLessOften) {
+  RoutePolicy rp(16, 65536);
+  rp.cpu_sample(p44(), BatchOp::verify, 60 * kUs);  // 16 cores: 267k verify/s
+  // The device: 2 ms + 30 us/item: 16 in flight -> 6.8k/s.
+  int64_t t = 0;
+  int64_t last_probe = -1;
+  std::vector<int64_t> gaps;
+  for (; t < 60'000 * kMs; t += kMs) {
+    if (!rp.use_device(p44(), BatchOp::verify, demand(16, 16), t)) continue;
+    if (t < last_probe + RoutePolicy::kProbeWindow) continue;  // inside the window already open
+    if (last_probe >= 0) gaps.push_back(t - last_probe);
+    last_probe = t;
+    feed_device(rp, p44(), BatchOp::verify, 2e6, 30e3, {16});  // the probe's batch
+  }
+  ASSERT_GE(gaps.size(), 4u);
+  // Each gap is at least the one before (doubling up to the ceiling).
+  for (size_t i = 1; i < gaps.size(); ++i) EXPECT_GE(gaps[i], gaps[i - 1]);
+  EXPECT_GE(gaps.back(), RoutePolicy::kMaxProbeInterval / 2);
+  EXPECT_LE(gaps.back(), RoutePolicy::kMaxProbeInterval + kMs);
+  // What the probes cost: windows of kProbeWindow out of a minute.
+  const RoutePolicy::LaneModel m = rp.model(p44(), BatchOp::verify);
+  EXPECT_LE(static_cast<double>(m.probes) * RoutePolicy::kProbeWindow, 0.02 * 60'000 * kMs);
+}
+
+TEST(RoutePolicy, ADeviceThatSpeedsUpIsFollowed) {
+  RoutePolicy rp(2, 65536);
+  rp.cpu_sample(p44(), BatchOp::sign, 200 * kUs);  // 2 cores: 10k/s
+  // Slow at first: 20 ms + 1 ms/item (32 in a batch: 615/s).
+  for (int i = 0; i < 20; ++i) feed_device(rp, p44(), BatchOp::sign, 20e6, 1e6, {8, 32});
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(32, 2), 0));  // the first probe
+  // Until the next probe (the interval has grown to its ceiling): the CPU.
+  for (int64_t t = RoutePolicy::kProbeWindow; t < RoutePolicy::kMaxProbeInterval; t += 10 * kMs)
+    ASSERT_FALSE(rp.use_device(p44(), BatchOp::sign, demand(32, 2), t)) << "the slow device chosen at " << t;
+  // Then fast (a probe's batches show it): 100 us + 2 us/item (32: 195k/s),
+  // and chosen by the model at once, outside any probe.
+  for (int i = 0; i < 60; ++i) feed_device(rp, p44(), BatchOp::sign, 100e3, 2e3, {8, 32});
+  const uint64_t probes = rp.model(p44(), BatchOp::sign).probes;
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::sign, demand(32, 2), RoutePolicy::kMaxProbeInterval / 2));
+  EXPECT_EQ(rp.model(p44(), BatchOp::sign).probes, probes);
+  const RoutePolicy::LaneModel m = rp.model(p44(), BatchOp::sign);
+  EXPECT_NEAR(m.b_ns, 2e3, 2e3 * 0.25);
+}
+
+TEST(RoutePolicy, MoreCpuParallelismNeedsAFasterDevice) {
+  RoutePolicy rp(64, 65536);
+  rp.cpu_sample(p44(), BatchOp::verify, 100 * kUs);
+  feed_device(rp, p44(), BatchOp::verify, 200e3, 5e3, {64, 512});
+  // 512 in a batch: 512 / 2.76 ms = 185k/s. One core: 10k/s; 8: 80k/s; 64: 640k/s.
+  rp.use_device(p44(), BatchOp::verify, demand(1, 1), 0);  // spends the first probe
+  const int64_t t = RoutePolicy::kProbeWindow;
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::verify, demand(512, 1), t));
+  EXPECT_TRUE(rp.use_device(p44(), BatchOp::verify, demand(512, 8), t));
+  EXPECT_FALSE(rp.use_device(p44(), BatchOp::verify, demand(512, 64), t));
+  // The batch size is capped by max_batch.
+  RoutePolicy small(64, 16);
+  small.cpu_sample(p44(), BatchOp::verify, 100 * kUs);
+  feed_device(small, p44(), BatchOp::verify, 200e3, 5e3, {8, 16});
+  small.use_device(p44(), BatchOp::verify, demand(1, 1), 0);
+  EXPECT_FALSE(small.use_device(p44(), BatchOp::verify, demand(512, 8), t)) << "a batch of 512 counted past max_batch";
+}
+
+TEST(RoutePolicy, LanesAreSeparate) {
+  RoutePolicy rp(16, 4096);
+  rp.cpu_sample(p44(), BatchOp::sign, 200 * kUs);
+  feed_device(rp, p44(), BatchOp::sign, 100e3, 1e3, {64, 256});
+  EXPECT_EQ(rp.model(p65(), BatchOp::sign).batches, 0u);
+  EXPECT_EQ(rp.model(p44(), BatchOp::verify).batches, 0u);
+  EXPECT_EQ(rp.model(p65(), BatchOp::sign).cpu_ns, 0);
+  EXPECT_FALSE(rp.use_device(p65(), BatchOp::sign, demand(64, 16), 0)) << "ML-DSA-65's CPU was never measured";
+  const std::string text = rp.describe();
+  EXPECT_NE(text.find("ML-DSA-44 sign: cpu 200.0 us, device 100.0 us + 1.000 us/item (2 batches"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("ML-DSA-65"), std::string::npos) << text;
+}
+
+TEST(RoutePolicy, CpuSamplesAverage) {
+  RoutePolicy rp(4, 1024);
+  rp.cpu_sample(p44(), BatchOp::sign, 100 * kUs);
+  EXPECT_EQ(rp.model(p44(), BatchOp::sign).cpu_ns, 100e3);
+  for (int i = 0; i < 100; ++i) rp.cpu_sample(p44(), BatchOp::sign, 300 * kUs);
+  EXPECT_NEAR(rp.model(p44(), BatchOp::sign).cpu_ns, 300e3, 1e3);
+  rp.cpu_sample(p44(), BatchOp::sign, 0);  // a sample that measured nothing is ignored
+  EXPECT_NEAR(rp.model(p44(), BatchOp::sign).cpu_ns, 300e3, 1e3);
+}
+
+}  // namespace
+}  // namespace mldsa::prov
