@@ -35,15 +35,7 @@ MLDSA_DEV inline void lane_rej_ntt_poly(Rho rho, unsigned i, unsigned j, Put put
   sponge_init(sp, kShake128Rate);
   sponge_absorb(sp, in, sizeof in);
   sponge_finalize(sp);
-  unsigned ctr = 0;
-  while (ctr < kN) {
-    sponge_next_block(sp);
-    for (uint32_t pos = 0; pos < kShake128Rate && ctr < kN; pos += 3) {
-      const uint32_t t = sponge_byte(sp, pos) | (uint32_t{sponge_byte(sp, pos + 1)} << 8) |
-                         (static_cast<uint32_t>(sponge_byte(sp, pos + 2) & 0x7F) << 16);
-      if (t < static_cast<uint32_t>(kQ)) put(ctr++, static_cast<int32_t>(t));
-    }
-  }
+  rej_ntt_from(sp, put);
 }
 
 // RejBoundedPoly(rho' || nonce) (Algorithms 31 and 33) by this lane alone:
@@ -59,22 +51,7 @@ MLDSA_DEV inline void lane_rej_bounded_poly(Seed rhoprime, uint16_t nonce, uint3
   sponge_init(sp, kShake256Rate);
   sponge_absorb(sp, in, sizeof in);
   sponge_finalize(sp);
-  unsigned ctr = 0;
-  while (ctr < kN) {
-    sponge_next_block(sp);
-    for (uint32_t pos = 0; pos < kShake256Rate && ctr < kN; ++pos) {
-      const uint32_t byte = sponge_byte(sp, pos);
-      const uint32_t halves[2] = {byte & 0x0F, byte >> 4};
-      for (int h = 0; h < 2 && ctr < kN; ++h) {
-        const uint32_t b = halves[h];
-        if (eta == 2) {
-          if (b < 15) put(ctr++, 2 - static_cast<int32_t>(b - ((205 * b) >> 10) * 5));
-        } else if (b < 9) {
-          put(ctr++, 4 - static_cast<int32_t>(b));
-        }
-      }
-    }
-  }
+  rej_bounded_from(sp, eta, put);
   wipe_words(sp.s, sizeof sp.s);
   wipe_words(in, 64);
 }

@@ -11,6 +11,45 @@
 
 namespace mldsa::gpu {
 
+// The two rejection samplers over a finalized sponge, put(ctr, coefficient)
+// for ctr = 0..255: the thread kernels here and the cooperative ones
+// (kernels/coop/sampling.h, one lane per stream) share them.
+// RejNTTPoly's (Algorithm 30): three bytes a candidate, a in [0, q). Public.
+template <typename Put>
+MLDSA_HD inline void rej_ntt_from(Sponge& sp, Put put) {
+  int ctr = 0;
+  while (ctr < kN) {
+    sponge_next_block(sp);  // 168 bytes = 56 whole candidates of 3 bytes
+    for (uint32_t pos = 0; pos < kShake128Rate && ctr < kN; pos += 3) {
+      const uint32_t t = sponge_byte(sp, pos) | (uint32_t{sponge_byte(sp, pos + 1)} << 8) |
+                         (static_cast<uint32_t>(sponge_byte(sp, pos + 2) & 0x7F) << 16);
+      if (t < static_cast<uint32_t>(kQ)) put(ctr++, static_cast<int32_t>(t));
+    }
+  }
+}
+
+// RejBoundedPoly's (Algorithm 31): half-bytes, s in [-eta, eta]. The stream
+// is secret: as in the core, only the accept bit steers control flow.
+template <typename Put>
+MLDSA_HD inline void rej_bounded_from(Sponge& sp, uint32_t eta, Put put) {
+  int ctr = 0;
+  while (ctr < kN) {
+    sponge_next_block(sp);
+    for (uint32_t pos = 0; pos < kShake256Rate && ctr < kN; ++pos) {
+      const uint32_t byte = sponge_byte(sp, pos);
+      const uint32_t halves[2] = {byte & 0x0F, byte >> 4};
+      for (int h = 0; h < 2 && ctr < kN; ++h) {
+        const uint32_t b = halves[h];
+        if (eta == 2) {
+          if (b < 15) put(ctr++, 2 - static_cast<int32_t>(b - ((205 * b) >> 10) * 5));  // 2 - (b mod 5)
+        } else if (b < 9) {
+          put(ctr++, 4 - static_cast<int32_t>(b));
+        }
+      }
+    }
+  }
+}
+
 // One entry A^[i][j] = RejNTTPoly(rho || j || i) (Algorithms 30 and 32), never
 // stored: each accepted coefficient a_c is multiplied into the product at once,
 // acc_c (+)= a_c * b_c * 2^-32. "accumulate" false starts the sum, as the first
@@ -23,19 +62,10 @@ MLDSA_HD inline void expand_a_mul_acc(int32_t acc[kN], const uint8_t rho[32], un
   const uint8_t idx[2] = {static_cast<uint8_t>(j), static_cast<uint8_t>(i)};
   sponge_absorb(sp, idx, 2);
   sponge_finalize(sp);
-  int ctr = 0;
-  while (ctr < kN) {
-    sponge_next_block(sp);  // 168 bytes = 56 whole candidates of 3 bytes
-    for (uint32_t pos = 0; pos < kShake128Rate && ctr < kN; pos += 3) {
-      const uint32_t t = sponge_byte(sp, pos) | (uint32_t{sponge_byte(sp, pos + 1)} << 8) |
-                         (static_cast<uint32_t>(sponge_byte(sp, pos + 2) & 0x7F) << 16);
-      if (t < static_cast<uint32_t>(kQ)) {
-        const int32_t prod = mont_mul(static_cast<int32_t>(t), b[ctr]);
-        acc[ctr] = accumulate ? acc[ctr] + prod : prod;
-        ++ctr;
-      }
-    }
-  }
+  rej_ntt_from(sp, [&](int c, int32_t a) {
+    const int32_t prod = mont_mul(a, b[c]);
+    acc[c] = accumulate ? acc[c] + prod : prod;
+  });
 }
 
 // ExpandA (Algorithm 32) stored: A^ (k*l polynomials, row-major) for the
@@ -59,22 +89,7 @@ MLDSA_HD inline void expand_s_poly(int32_t s[kN], const uint8_t rhoprime[64], ui
   const uint8_t n[2] = {static_cast<uint8_t>(nonce), static_cast<uint8_t>(nonce >> 8)};
   sponge_absorb(sp, n, 2);
   sponge_finalize(sp);
-  int ctr = 0;
-  while (ctr < kN) {
-    sponge_next_block(sp);
-    for (uint32_t pos = 0; pos < kShake256Rate && ctr < kN; ++pos) {
-      const uint32_t byte = sponge_byte(sp, pos);
-      const uint32_t halves[2] = {byte & 0x0F, byte >> 4};
-      for (int h = 0; h < 2 && ctr < kN; ++h) {
-        const uint32_t b = halves[h];
-        if (eta == 2) {
-          if (b < 15) s[ctr++] = 2 - static_cast<int32_t>(b - ((205 * b) >> 10) * 5);  // 2 - (b mod 5)
-        } else if (b < 9) {
-          s[ctr++] = 4 - static_cast<int32_t>(b);
-        }
-      }
-    }
-  }
+  rej_bounded_from(sp, eta, [&](int c, int32_t v) { s[c] = v; });
   wipe_words(sp.s, sizeof sp.s);  // the stream is secret
 }
 

@@ -148,8 +148,8 @@ std::vector<Status> coop_verify(const Params& p, const std::vector<VerifyCase>& 
     offsets.push_back(static_cast<uint32_t>(arena.size()));
   }
   arena.push_back(0);  // a valid pointer when every M' is empty
-  const gpu::VerifyChunk chunk{pks.data(), sigs.data(), mus.data(), modes.data(), offsets.data(), arena.data(),
-                               results.data()};
+  const gpu::VerifyChunk chunk{pks.data(),  sigs.data(),   mus.data(), modes.data(), offsets.data(),
+                               arena.data(), results.data(), nullptr,    nullptr};  // no expanded keys
   expect_clean(simt::host_launch({n, coop::kBlockThreads, coop::verify_shared_bytes(tp)}, {.resident_blocks = 2},
                                  [&] { coop::verify_block(tp, chunk, simt::block_index()); }),
                std::string("verify ") + p.name);
