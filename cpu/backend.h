@@ -80,7 +80,8 @@ struct Backend {
   // 5-6): t in (-q, q) from the inverse NTT, |s2_i| <= 4.
   void (*power2round)(Poly* t1, Poly* t0, const Poly* t, const Poly* s2);
 
-  // Signing attempts run as a group, per parameter set (ML-DSA-44, -65, -87;
+  // Signing attempts run as a group, per shape (ML-DSA-44 and Dilithium2, -65
+  // and Dilithium3, -87 and Dilithium5;
   // 1 to 3, see cpu/sign.cc): measured per backend, since grouping pays only
   // where a 4- or 8-way Keccak permutation costs about a single one.
   uint8_t sign_group[3];

@@ -1,5 +1,5 @@
-// keygen.cc - key generation (FIPS 204 Algorithms 1 and 6), key decoding and
-// the expanded key forms.
+// keygen.cc - key generation (FIPS 204 Algorithms 1 and 6; round 3's KeyGen),
+// key decoding and the expanded key forms.
 #include <cstring>
 
 #include "cpu/backend.h"
@@ -34,12 +34,13 @@ void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) {
 }
 
 // Fills the public expansion from rho (A^ already expanded) and t1: pk (unless
-// the caller has it), tr = H(pk), and t1_hat now (eager) or on first use.
+// the caller has it), tr = H(pk, tr_bytes), and t1_hat now (eager) or on
+// first use.
 void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = false) {
   const Params& p = *x.p;
   declassify_bytes(t1, sizeof(Poly) * p.k);  // t1 is part of pk
   if (!have_pk) pk_encode(x.pk, p, x.rho, t1);
-  shake256(x.tr, TR_BYTES, x.pk, p.pk_bytes);
+  shake256(x.tr, p.tr_bytes, x.pk, p.pk_bytes);
   if (eager) x.t1_hat_once([&] { t1_hat_from(x, t1); });
 }
 
@@ -80,7 +81,7 @@ PublicKey::PublicKey(std::unique_ptr<Expanded> x) : x_(std::move(x)) {}
 PublicKey::~PublicKey() = default;
 const Params& PublicKey::params() const { return *x_->p; }
 std::span<const uint8_t> PublicKey::encoded() const { return {x_->pk, x_->p->pk_bytes}; }
-const uint8_t* PublicKey::tr() const { return x_->tr; }
+std::span<const uint8_t> PublicKey::tr() const { return {x_->tr, x_->p->tr_bytes}; }
 bool PublicKey::operator==(const PublicKey& o) const {
   return x_->p == o.x_->p && std::memcmp(x_->pk, o.x_->pk, x_->p->pk_bytes) == 0;
 }
@@ -118,12 +119,13 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
   x->has_seed = true;
   std::memcpy(x->seed, seed.data(), SEED_BYTES);
 
-  // (rho, rho', K) = H(xi || k || l, 128)  (Algorithm 6 line 1)
+  // (rho, rho', K) = H(xi || k || l, 128)  (Algorithm 6 line 1); round 3
+  // hashes zeta alone.
   uint8_t in[SEED_BYTES + 2], h[128];
   std::memcpy(in, seed.data(), SEED_BYTES);
   in[32] = static_cast<uint8_t>(p.k);
   in[33] = static_cast<uint8_t>(p.l);
-  shake256(h, sizeof h, in, sizeof in);
+  shake256(h, sizeof h, in, p.scheme == Scheme::ml_dsa ? sizeof in : SEED_BYTES);
   std::memcpy(px->rho, h, 32);
   declassify_bytes(px->rho, 32);  // rho is part of pk
   const uint8_t* rhoprime = h + 32;
@@ -140,7 +142,7 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
   compute_t1_t0(p, px->A, scratch->s1_hat, s2, t1, t0);
   finish_public(*px, t1, false);
 
-  std::memcpy(x->tr, px->tr, TR_BYTES);
+  std::memcpy(x->tr, px->tr, p.tr_bytes);
   sk_encode(x->sk, p, px->rho, x->K, x->tr, s1, s2, t0);
   // The signing form waits for the first signature (signing_form()).
 
@@ -165,7 +167,7 @@ Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateK
   std::memcpy(x.sk, sk.data(), p.sk_bytes);
   const Status st = sk_decode(p, sk.data(), rho, x.K, x.tr, s.s1(), s.s2(p), s.t0);
   declassify_bytes(rho, 32);  // rho and tr are public (part of / hash of pk)
-  declassify_bytes(x.tr, TR_BYTES);
+  declassify_bytes(x.tr, p.tr_bytes);
   if (st != Status::ok) return st;
   const Backend& be = backend();
   be.expand_a(A, rho, p.k, p.l);
@@ -216,7 +218,7 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
       st = Status::sk_t0_mismatch;
     } else {
       finish_public(*px, t1, false);
-      if (std::memcmp(px->tr, x->tr, TR_BYTES) != 0) st = Status::sk_tr_mismatch;
+      if (std::memcmp(px->tr, x->tr, p.tr_bytes) != 0) st = Status::sk_tr_mismatch;
     }
   }
   if (st == Status::ok) {

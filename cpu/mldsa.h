@@ -3,6 +3,11 @@
 // No OpenSSL here: the provider, the GPU engine, tests and benchmarks all call
 // this header. Key objects are immutable after construction, so one key may be
 // shared by many threads; every secret they hold is zeroized on destruction.
+//
+// Two schemes share the core: ML-DSA (FIPS 204) and CRYSTALS-Dilithium round
+// 3 (specification v3.1), which earlier deployments issued keys with. The
+// scheme is a property of the parameter set (Params::scheme); every function
+// below serves both, and says where they differ.
 #pragma once
 
 #include <cstddef>
@@ -13,12 +18,26 @@
 
 namespace mldsa {
 
-enum class ParamSet : uint8_t { ML_DSA_44 = 0, ML_DSA_65 = 1, ML_DSA_87 = 2 };
+enum class ParamSet : uint8_t {
+  ML_DSA_44 = 0, ML_DSA_65 = 1, ML_DSA_87 = 2,
+  DILITHIUM2 = 3, DILITHIUM3 = 4, DILITHIUM5 = 5,  // round 3 (v3.1)
+};
+inline constexpr size_t PARAM_SET_COUNT = 6;
 
-// FIPS 204 Table 1 and Table 2.
+// What the two schemes do differently (the round-3 specification against
+// FIPS 204): round 3 has a 32-byte tr = H(pk, 32) (FIPS 204: 64), mu =
+// H(tr || M, 64) with no context string or domain prefix, a 32-byte c~ at
+// every level, keygen's (rho, rho', K) = H(zeta, 128) without FIPS 204's
+// (k, l) bytes, and rho'' = H(K || mu, 64) when deterministic (FIPS 204:
+// H(K || rnd || mu, 64)) or 64 random bytes when randomized. Sampling, the
+// NTT, rounding, the encodings and the norm checks are the same.
+enum class Scheme : uint8_t { ml_dsa, dilithium_r3 };
+
+// FIPS 204 Table 1 and Table 2; the round-3 specification's Table 2.
 struct Params {
   ParamSet id;
-  const char* name;           // "ML-DSA-44" ...
+  const char* name;           // "ML-DSA-44" ..., "Dilithium2" ...
+  Scheme scheme;
   unsigned k, l;              // matrix A is k x l
   unsigned eta;               // secret coefficient range [-eta, eta]
   unsigned tau;               // non-zero coefficients of the challenge c
@@ -27,18 +46,23 @@ struct Params {
   int32_t gamma1;
   int32_t gamma2;             // (q-1)/88 or (q-1)/32
   unsigned omega;             // max number of hint bits
-  unsigned lambda;            // collision strength in bits; c~ has lambda/4 bytes
+  unsigned lambda;            // collision strength in bits
   unsigned security_category; // NIST category 2, 3 or 5
+  size_t ctilde_bytes;        // c~: lambda/4 (FIPS 204), 32 (round 3)
+  size_t tr_bytes;            // tr = H(pk): 64 (FIPS 204), 32 (round 3)
+  size_t rnd_bytes;           // signing randomness, see sign(): 32 (FIPS 204), 64 (round 3)
   size_t pk_bytes, sk_bytes, sig_bytes;
 };
 
 const Params& params(ParamSet p);
-// "ML-DSA-44", "ML-DSA-65", "ML-DSA-87" (exact match); nullptr otherwise.
+// "ML-DSA-44", "ML-DSA-65", "ML-DSA-87", "Dilithium2", "Dilithium3",
+// "Dilithium5" (exact match); nullptr otherwise.
 const Params* params_by_name(std::string_view name);
 
-inline constexpr size_t SEED_BYTES = 32;
-inline constexpr size_t RND_BYTES = 32;
-inline constexpr size_t TR_BYTES = 64;
+inline constexpr size_t SEED_BYTES = 32;      // FIPS 204's xi, round 3's zeta
+inline constexpr size_t RND_BYTES = 32;       // FIPS 204's rnd
+inline constexpr size_t MAX_RND_BYTES = 64;   // round 3's rho''
+inline constexpr size_t TR_BYTES = 64;        // the longest tr (FIPS 204's)
 inline constexpr size_t MU_BYTES = 64;
 inline constexpr size_t MAX_CONTEXT_BYTES = 255;
 inline constexpr size_t MAX_PK_BYTES = 2592;
@@ -62,6 +86,8 @@ enum class Status : int {
   sk_tr_mismatch,       // tr != H(pk) for the pk the secret key implies
   sig_malformed_hint,   // hint indices not increasing, over omega, or non-zero padding
   unsupported_hash,     // a hash the core cannot compute itself (SHA-2)
+  context_unsupported,  // a non-empty context string for a round-3 key (round 3 has none)
+  prehash_unsupported,  // HashML-DSA with a round-3 key (FIPS 204 only)
   rng_failure,          // the OS random source failed
   sign_attempts_exhausted,  // no signature within FIPS 204's loop limit (never, for a valid key)
   internal_error,
@@ -74,7 +100,7 @@ const char* status_string(Status s);
 class PublicKey {
  public:
   // Decodes pk (FIPS 204 Algorithm 23) and expands it once: A^, t1*2^d in NTT
-  // form, and tr = H(pk, 64).
+  // form, and tr = H(pk, tr_bytes).
   static Status decode(const Params& p, std::span<const uint8_t> pk, std::unique_ptr<PublicKey>& out);
   ~PublicKey();
   PublicKey(const PublicKey&) = delete;
@@ -82,7 +108,7 @@ class PublicKey {
 
   const Params& params() const;
   std::span<const uint8_t> encoded() const;  // pkEncode bytes
-  const uint8_t* tr() const;                 // 64 bytes
+  std::span<const uint8_t> tr() const;       // params().tr_bytes bytes
   bool operator==(const PublicKey& o) const; // same parameter set and pk bytes
 
   struct Expanded;  // defined in cpu/key_expanded.h (the core's internal layout)
@@ -97,6 +123,7 @@ class PublicKey {
 class PrivateKey {
  public:
   // ML-DSA.KeyGen_internal (Algorithm 6) from the 32-byte seed xi; keeps xi.
+  // Round 3: KeyGen from the 32-byte seed zeta it draws first.
   static Status from_seed(const Params& p, std::span<const uint8_t> seed, std::unique_ptr<PrivateKey>& out);
   // ML-DSA.KeyGen (Algorithm 1): xi drawn from the OS random source.
   static Status generate(const Params& p, std::unique_ptr<PrivateKey>& out);
@@ -141,18 +168,23 @@ Status prehash_digest(HashAlg h, std::span<const uint8_t> msg, uint8_t* digest_o
 
 // ---------------------------------------------------------------------------
 // mu = H(tr || M', 64), built incrementally so a long message is never copied.
+// tr is the key's (PublicKey::tr(): 64 bytes for ML-DSA, 32 for round 3).
 
 class MuBuilder {
  public:
   MuBuilder();
   ~MuBuilder();
   // M' = M (the internal interface, Algorithm 7/8 with the caller's M').
-  void init_internal(const uint8_t tr[TR_BYTES]);
+  void init_internal(std::span<const uint8_t> tr);
   // M' = 0 || len(ctx) || ctx || M (pure ML-DSA, Algorithms 2/3).
-  Status init_pure(const uint8_t tr[TR_BYTES], std::span<const uint8_t> ctx);
+  Status init_pure(std::span<const uint8_t> tr, std::span<const uint8_t> ctx);
+  // The message interface of p's scheme: pure ML-DSA as init_pure, or round
+  // 3's mu = H(tr || M), which has no context (a non-empty ctx is
+  // Status::context_unsupported).
+  Status init_message(const Params& p, std::span<const uint8_t> tr, std::span<const uint8_t> ctx);
   // M' = 1 || len(ctx) || ctx || OID(h) || digest (HashML-DSA, Algorithms 4/5).
   // Complete after this call: no update() follows.
-  Status init_prehash(const uint8_t tr[TR_BYTES], std::span<const uint8_t> ctx, HashAlg h,
+  Status init_prehash(std::span<const uint8_t> tr, std::span<const uint8_t> ctx, HashAlg h,
                       std::span<const uint8_t> digest);
   void update(std::span<const uint8_t> data);
   void final(uint8_t mu[MU_BYTES]);
@@ -162,9 +194,17 @@ class MuBuilder {
 };
 
 // ---------------------------------------------------------------------------
-// Sign and verify. sig has params().sig_bytes bytes. rnd: 32 bytes, or nullptr
-// for hedged signing with fresh OS randomness. Deterministic signing passes 32
-// zero bytes (FIPS 204 Algorithm 2, line 5).
+// Sign and verify. sig has params().sig_bytes bytes. rnd: the key's
+// params().rnd_bytes bytes, or nullptr for fresh OS randomness; all zero bytes
+// sign deterministically.
+//  - ML-DSA: rnd is FIPS 204's 32 bytes, rho'' = H(K || rnd || mu, 64); zero is
+//    its deterministic variant (Algorithm 2, line 5).
+//  - Round 3: randomized signing uses the 64 bytes as rho'' itself; zero
+//    bytes select the deterministic variant, rho'' = H(K || mu, 64) (the KAT
+//    mode). A fixed non-zero rnd would reuse one rho'' for every message,
+//    which reveals the key: round-3 callers pass zeros or fresh randomness.
+// Round-3 keys have no context string (ctx must be empty) and no pre-hash
+// variant (sign_prehash / verify_prehash: Status::prehash_unsupported).
 
 Status sign(const PrivateKey& key, std::span<const uint8_t> msg, std::span<const uint8_t> ctx,
             const uint8_t* rnd, uint8_t* sig);
@@ -179,7 +219,7 @@ Status sign_internal(const PrivateKey& key, std::span<const uint8_t> mprime, con
 // repeated signing should keep a PrivateKey, whose expansion is cached.
 Status sign_encoded(const Params& p, std::span<const uint8_t> sk, std::span<const uint8_t> msg,
                     std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig);
-// External mu: Algorithm 7 from line 7 on, given mu.
+// External mu: Algorithm 7 from line 7 on, given mu (either scheme).
 Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig);
 
 // ok, verify_failed, bad_sig_length, sig_malformed_hint, context_too_long, ...

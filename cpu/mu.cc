@@ -1,6 +1,6 @@
 // mu.cc - the message representative mu = H(tr || M', 64) (FIPS 204
-// Algorithm 7 line 6) for the pure, pre-hash and internal interfaces, and the
-// HashML-DSA hash table (Section 5.4).
+// Algorithm 7 line 6) for the pure, pre-hash and internal interfaces, round
+// 3's mu = H(tr || M, 64), and the HashML-DSA hash table (Section 5.4).
 #include <cctype>
 #include <cstring>
 #include <new>
@@ -95,13 +95,20 @@ static_assert(sizeof(Keccak) <= 256 && alignof(Keccak) <= 8, "MuBuilder state to
 MuBuilder::MuBuilder() { new (state_) Keccak(); }
 MuBuilder::~MuBuilder() { secure_zero(state_, sizeof state_); }
 
-void MuBuilder::init_internal(const uint8_t tr[TR_BYTES]) {
+void MuBuilder::init_internal(std::span<const uint8_t> tr) {
   Keccak& k = sponge(state_);
   k.init(SHAKE256_RATE);
-  k.absorb(tr, TR_BYTES);
+  k.absorb(tr.data(), tr.size());
 }
 
-Status MuBuilder::init_pure(const uint8_t tr[TR_BYTES], std::span<const uint8_t> ctx) {
+Status MuBuilder::init_message(const Params& p, std::span<const uint8_t> tr, std::span<const uint8_t> ctx) {
+  if (p.scheme == Scheme::ml_dsa) return init_pure(tr, ctx);
+  if (!ctx.empty()) return Status::context_unsupported;
+  init_internal(tr);  // round 3: M' is the message itself
+  return Status::ok;
+}
+
+Status MuBuilder::init_pure(std::span<const uint8_t> tr, std::span<const uint8_t> ctx) {
   if (ctx.size() > MAX_CONTEXT_BYTES) return Status::context_too_long;
   init_internal(tr);
   const uint8_t head[2] = {0, static_cast<uint8_t>(ctx.size())};
@@ -110,7 +117,7 @@ Status MuBuilder::init_pure(const uint8_t tr[TR_BYTES], std::span<const uint8_t>
   return Status::ok;
 }
 
-Status MuBuilder::init_prehash(const uint8_t tr[TR_BYTES], std::span<const uint8_t> ctx, HashAlg h,
+Status MuBuilder::init_prehash(std::span<const uint8_t> tr, std::span<const uint8_t> ctx, HashAlg h,
                                std::span<const uint8_t> digest) {
   if (ctx.size() > MAX_CONTEXT_BYTES) return Status::context_too_long;
   if (digest.size() != hash_digest_bytes(h)) return Status::bad_digest_length;

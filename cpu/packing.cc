@@ -85,12 +85,12 @@ void pk_decode(const Params& p, const uint8_t* pk, uint8_t rho[32], Poly* t1) {
   for (unsigned i = 0; i < p.k; ++i) be.unpack_bits(&t1[i], pk + 32 + i * T1_BYTES, 10, 0, false);
 }
 
-void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_t K[32], const uint8_t tr[64],
+void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_t K[32], const uint8_t* tr,
                const Poly* s1, const Poly* s2, const Poly* t0) {
   std::memcpy(sk, rho, 32);
   std::memcpy(sk + 32, K, 32);
-  std::memcpy(sk + 64, tr, 64);
-  uint8_t* q = sk + 128;
+  std::memcpy(sk + 64, tr, p.tr_bytes);
+  uint8_t* q = sk + 64 + p.tr_bytes;
   const size_t eb = eta_bytes(p.eta);
   const Backend& be = backend();
   for (unsigned i = 0; i < p.l; ++i, q += eb) be.pack_bits(q, &s1[i], eta_bits(p.eta), p.eta, true);
@@ -98,12 +98,12 @@ void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_
   for (unsigned i = 0; i < p.k; ++i, q += T0_BYTES) be.pack_bits(q, &t0[i], 13, 1 << (D - 1), true);
 }
 
-Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[32], uint8_t tr[64], Poly* s1,
+Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[32], uint8_t* tr, Poly* s1,
                  Poly* s2, Poly* t0) {
   std::memcpy(rho, sk, 32);
   std::memcpy(K, sk + 32, 32);
-  std::memcpy(tr, sk + 64, 64);
-  const uint8_t* q = sk + 128;
+  std::memcpy(tr, sk + 64, p.tr_bytes);
+  const uint8_t* q = sk + 64 + p.tr_bytes;
   const size_t eb = eta_bytes(p.eta);
   const Backend& be = backend();
   // An eta-packed field holds eta - s in 3 or 4 bits, so s <= eta always;
@@ -126,7 +126,7 @@ Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[
 }
 
 void sig_encode(uint8_t* sig, const Params& p, const uint8_t* ctilde, const Poly* z, const Poly* h) {
-  const size_t ct_len = p.lambda / 4;
+  const size_t ct_len = p.ctilde_bytes;
   std::memcpy(sig, ctilde, ct_len);
   uint8_t* q = sig + ct_len;
   const size_t zb = z_bytes(p.gamma1_bits);
@@ -146,7 +146,7 @@ void sig_encode(uint8_t* sig, const Params& p, const uint8_t* ctilde, const Poly
 }
 
 Status sig_decode(const Params& p, const uint8_t* sig, const uint8_t** ctilde, Poly* z, Poly* h) {
-  const size_t ct_len = p.lambda / 4;
+  const size_t ct_len = p.ctilde_bytes;
   *ctilde = sig;
   const uint8_t* q = sig + ct_len;
   const size_t zb = z_bytes(p.gamma1_bits);

@@ -1,5 +1,6 @@
 // packing.h - bit packing and the pk / sk / signature encodings
-// (FIPS 204 Section 7.1 and 7.2).
+// (FIPS 204 Section 7.1 and 7.2; round 3 has the same layouts with its own tr
+// and c~ sizes).
 #pragma once
 
 #include <cstddef>
@@ -29,11 +30,12 @@ void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2);
 void pk_encode(uint8_t* pk, const Params& p, const uint8_t rho[32], const Poly* t1);
 void pk_decode(const Params& p, const uint8_t* pk, uint8_t rho[32], Poly* t1);
 
-void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_t K[32], const uint8_t tr[64],
+// tr has p.tr_bytes bytes.
+void sk_encode(uint8_t* sk, const Params& p, const uint8_t rho[32], const uint8_t K[32], const uint8_t* tr,
                const Poly* s1, const Poly* s2, const Poly* t0);
 // Returns ok, sk_s1_out_of_range or sk_s2_out_of_range (checked without
 // secret-dependent branches; only the verdict is declassified).
-Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[32], uint8_t tr[64], Poly* s1,
+Status sk_decode(const Params& p, const uint8_t* sk, uint8_t rho[32], uint8_t K[32], uint8_t* tr, Poly* s1,
                  Poly* s2, Poly* t0);
 
 void sig_encode(uint8_t* sig, const Params& p, const uint8_t* ctilde, const Poly* z, const Poly* h);

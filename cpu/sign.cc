@@ -1,5 +1,5 @@
 // sign.cc - ML-DSA.Sign, HashML-DSA.Sign and Sign_internal (FIPS 204
-// Algorithms 2, 4 and 7), on an expanded private key.
+// Algorithms 2, 4 and 7), and round 3's Sign, on an expanded private key.
 #include <cstring>
 #include <memory>
 
@@ -27,10 +27,38 @@ namespace {
 // (2 and 4 gain less), ML-DSA-87 (the costliest attempts) within +-2% at 2, so
 // 1; on avx2 only ML-DSA-65 gains a little (-1..-4% at 2; 44 loses 2-4%); the
 // portable backend's 4-way permutation is four single ones and saves nothing.
+// A round-3 set has its ML-DSA twin's shape and attempt cost, so it takes the
+// twin's group size.
 constexpr unsigned kMaxGroup = 3;
 unsigned attempts_per_group(const Backend& be, const Params& p) {
-  const unsigned g = be.sign_group[static_cast<unsigned>(p.id)];
+  const unsigned g = be.sign_group[p.k / 2 - 2];  // k = 4, 6, 8
   return g < 1 ? 1 : g > kMaxGroup ? kMaxGroup : g;
+}
+
+// True iff the n bytes are all zero, without a branch on them; only the
+// verdict (deterministic signing or not, which is no secret) is declassified.
+bool all_zero(const uint8_t* b, size_t n) {
+  uint32_t any = 0;
+  for (size_t i = 0; i < n; ++i) any |= b[i];
+  return declassify(ct_mask_nonzero(any)) == 0;
+}
+
+// rho'': FIPS 204 Algorithm 7 line 7, H(K || rnd || mu, 64); round 3,
+// H(K || mu, 64) when deterministic (rnd all zero), else rnd itself.
+void derive_rhopp(const Params& p, const uint8_t K[32], const uint8_t* rnd, std::span<const uint8_t> mu,
+                  uint8_t rhopp[64]) {
+  if (p.scheme == Scheme::dilithium_r3 && !all_zero(rnd, p.rnd_bytes)) {
+    std::memcpy(rhopp, rnd, 64);
+    return;
+  }
+  Keccak hk;
+  hk.init(SHAKE256_RATE);
+  hk.absorb(K, 32);
+  if (p.scheme == Scheme::ml_dsa) hk.absorb(rnd, RND_BYTES);
+  hk.absorb(mu.data(), MU_BYTES);
+  hk.finalize(DS_SHAKE);
+  hk.squeeze(rhopp, 64);
+  hk.wipe();
 }
 
 // The signing loop's intermediates: on the heap, since OpenSSL runs ASYNC
@@ -76,27 +104,18 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
   const Params& p = *x.p;
   const Backend& be = backend();
 
-  uint8_t fresh[RND_BYTES];
+  uint8_t fresh[MAX_RND_BYTES];
   if (!rnd) {
-    if (!os_random(fresh, sizeof fresh)) return Status::rng_failure;
+    if (!os_random(fresh, p.rnd_bytes)) return Status::rng_failure;
     rnd = fresh;
   }
   const unsigned G = attempts_per_group(be, p);
   auto scratch = std::make_unique<SignScratch>(G, p.l, p.k);
   SignScratch& s = *scratch;
-  {  // rho'' = H(K || rnd || mu, 64)  (line 7)
-    Keccak hk;
-    hk.init(SHAKE256_RATE);
-    hk.absorb(x.K, 32);
-    hk.absorb(rnd, RND_BYTES);
-    hk.absorb(mu.data(), MU_BYTES);
-    hk.finalize(DS_SHAKE);
-    hk.squeeze(s.rhopp, sizeof s.rhopp);
-    hk.wipe();
-  }
+  derive_rhopp(p, x.K, rnd, mu, s.rhopp);  // (line 7)
   secure_zero(fresh, sizeof fresh);
 
-  const size_t ct_len = p.lambda / 4;
+  const size_t ct_len = p.ctilde_bytes;
   const size_t w1b = w1_bytes(p.gamma2);
   const size_t hin_len = MU_BYTES + p.k * w1b;
   uint8_t ctilde[kMaxGroup][64];
@@ -207,11 +226,12 @@ Status sign_encoded(const Params& p, std::span<const uint8_t> sk, std::span<cons
                     std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig) {
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
   if (ctx.size() > MAX_CONTEXT_BYTES) return Status::context_too_long;
+  if (p.scheme == Scheme::dilithium_r3 && !ctx.empty()) return Status::context_unsupported;
   auto k = std::make_unique<OneShotKey>(p);
   if (Status st = decode_signing_key(p, sk, k->x, k->rho, k->A.get(), k->scratch, true); st != Status::ok) return st;
   MuBuilder b;
   uint8_t mu[MU_BYTES];
-  if (Status st = b.init_pure(k->x.tr, ctx); st != Status::ok) return st;
+  if (Status st = b.init_message(p, {k->x.tr, p.tr_bytes}, ctx); st != Status::ok) return st;
   b.update(msg);
   b.final(mu);
   return sign_mu_expanded(k->x, k->A.get(), mu, rnd, sig);
@@ -220,7 +240,7 @@ Status sign_encoded(const Params& p, std::span<const uint8_t> sk, std::span<cons
 Status sign_internal(const PrivateKey& key, std::span<const uint8_t> mprime, const uint8_t* rnd, uint8_t* sig) {
   MuBuilder b;
   uint8_t mu[MU_BYTES];
-  b.init_internal(key.expanded().tr);
+  b.init_internal(key.public_key().tr());
   b.update(mprime);
   b.final(mu);
   return sign_mu(key, mu, rnd, sig);
@@ -230,7 +250,7 @@ Status sign(const PrivateKey& key, std::span<const uint8_t> msg, std::span<const
             uint8_t* sig) {
   MuBuilder b;
   uint8_t mu[MU_BYTES];
-  if (Status st = b.init_pure(key.expanded().tr, ctx); st != Status::ok) return st;
+  if (Status st = b.init_message(key.params(), key.public_key().tr(), ctx); st != Status::ok) return st;
   b.update(msg);
   b.final(mu);
   return sign_mu(key, mu, rnd, sig);
@@ -238,9 +258,10 @@ Status sign(const PrivateKey& key, std::span<const uint8_t> msg, std::span<const
 
 Status sign_prehash(const PrivateKey& key, HashAlg h, std::span<const uint8_t> digest,
                     std::span<const uint8_t> ctx, const uint8_t* rnd, uint8_t* sig) {
+  if (key.params().scheme != Scheme::ml_dsa) return Status::prehash_unsupported;
   MuBuilder b;
   uint8_t mu[MU_BYTES];
-  if (Status st = b.init_prehash(key.expanded().tr, ctx, h, digest); st != Status::ok) return st;
+  if (Status st = b.init_prehash(key.public_key().tr(), ctx, h, digest); st != Status::ok) return st;
   b.final(mu);
   return sign_mu(key, mu, rnd, sig);
 }

@@ -1,5 +1,6 @@
 // verify.cc - ML-DSA.Verify, HashML-DSA.Verify and Verify_internal (FIPS 204
-// Algorithms 3, 5 and 8), on an expanded public key. Everything is public.
+// Algorithms 3, 5 and 8), and round 3's Verify, on an expanded public key.
+// Everything is public.
 #include <cstring>
 #include <memory>
 
@@ -32,7 +33,7 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   for (unsigned j = 0; j < p.l; ++j) too_big |= be.exceeds(&z[j], p.gamma1 - static_cast<int32_t>(p.beta));
   if (too_big) return Status::verify_failed;
 
-  const size_t ct_len = p.lambda / 4;
+  const size_t ct_len = p.ctilde_bytes;
   sample_in_ball(&c_hat, ctilde, ct_len, p.tau);
   be.ntt(&c_hat);
   for (unsigned j = 0; j < p.l; ++j) be.ntt(&z[j]);
@@ -72,7 +73,7 @@ Status verify(const PublicKey& key, std::span<const uint8_t> msg, std::span<cons
               std::span<const uint8_t> sig) {
   MuBuilder b;
   uint8_t mu[MU_BYTES];
-  if (Status st = b.init_pure(key.tr(), ctx); st != Status::ok) return st;
+  if (Status st = b.init_message(key.params(), key.tr(), ctx); st != Status::ok) return st;
   b.update(msg);
   b.final(mu);
   return verify_mu(key, mu, sig);
@@ -80,6 +81,7 @@ Status verify(const PublicKey& key, std::span<const uint8_t> msg, std::span<cons
 
 Status verify_prehash(const PublicKey& key, HashAlg h, std::span<const uint8_t> digest,
                       std::span<const uint8_t> ctx, std::span<const uint8_t> sig) {
+  if (key.params().scheme != Scheme::ml_dsa) return Status::prehash_unsupported;
   MuBuilder b;
   uint8_t mu[MU_BYTES];
   if (Status st = b.init_prehash(key.tr(), ctx, h, digest); st != Status::ok) return st;

@@ -1,5 +1,5 @@
 // key_decoder.cc - DECODER: DER SubjectPublicKeyInfo and PrivateKeyInfo to
-// ML-DSA keys.
+// ML-DSA and round-3 Dilithium keys.
 //
 // Each decoder answers for one parameter set. Input that is not that
 // parameter set's key (other DER, another OID, unparseable bytes) is "not
@@ -159,17 +159,27 @@ Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& ou
     }
   }
   const std::span<const uint8_t> bytes = info->private_key();
+  const bool round3 = params.scheme == mldsa::Scheme::dilithium_r3;
   P8FormatList allowed, all;
   P8Parts parts;
-  p8_parse_format_list("", all);
-  if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
-    MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
-    return Outcome::error;
+  if (round3) {
+    all = allowed = p8_round3_inputs();  // oqs-provider's layouts; no settings
+  } else {
+    p8_parse_format_list("", all);
+    if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
+      return Outcome::error;
+    }
   }
   if (!p8_recognise(params, bytes, allowed.view(), parts)) {
     // Say whether the layout is known but switched off, or not a layout at all.
-    char detail[128];
-    if (p8_recognise(params, bytes, all.view(), parts)) {
+    char detail[160];
+    if (round3) {
+      std::snprintf(detail, sizeof(detail),
+                    "a %s private key is an OCTET STRING of sk or of sk || pk; none has %zu bytes with this prefix",
+                    variant(ctx.set).name, bytes.size());
+      MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, detail);
+    } else if (p8_recognise(params, bytes, all.view(), parts)) {
       std::snprintf(detail, sizeof(detail), "%s %s", params.name, p8_format_name(parts.format));
       MLDSA_RAISE_DETAIL(ctx.provctx, R_FORMAT_NOT_ALLOWED, detail);
     } else {
@@ -259,6 +269,9 @@ const OSSL_ALGORITHM mldsa_decoder_algorithms[] = {
     MLDSA_DECODERS(mldsa::ParamSet::ML_DSA_44),
     MLDSA_DECODERS(mldsa::ParamSet::ML_DSA_65),
     MLDSA_DECODERS(mldsa::ParamSet::ML_DSA_87),
+    MLDSA_DECODERS(mldsa::ParamSet::DILITHIUM2),
+    MLDSA_DECODERS(mldsa::ParamSet::DILITHIUM3),
+    MLDSA_DECODERS(mldsa::ParamSet::DILITHIUM5),
     {nullptr, nullptr, nullptr, nullptr},
 };
 

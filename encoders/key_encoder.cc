@@ -1,4 +1,4 @@
-// key_encoder.cc - ENCODER: ML-DSA keys to SubjectPublicKeyInfo,
+// key_encoder.cc - ENCODER: ML-DSA and round-3 Dilithium keys to SubjectPublicKeyInfo,
 // PrivateKeyInfo and EncryptedPrivateKeyInfo (DER or PEM), and to text.
 //
 // One algorithm per (parameter set, structure, output); the context records
@@ -91,6 +91,10 @@ bool spki_der(const Key& key, Der& out) {
 // The first format of ml-dsa.output_formats the key can produce (a key loaded
 // without its seed cannot write a seed format).
 bool choose_output_format(const EncoderCtx& ctx, const mldsa::PrivateKey& priv, P8Format& out) {
+  if (priv.params().scheme == mldsa::Scheme::dilithium_r3) {
+    out = P8_ROUND3_OUTPUT;  // oqs-provider's sk || pk; the ml-dsa.* settings do not apply
+    return true;
+  }
   P8FormatList formats;
   if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.output_formats : std::string(), formats)) {
     MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.output_formats names no known format");
@@ -392,6 +396,9 @@ const OSSL_ALGORITHM mldsa_encoder_algorithms[] = {
     MLDSA_ENCODERS(mldsa::ParamSet::ML_DSA_44),
     MLDSA_ENCODERS(mldsa::ParamSet::ML_DSA_65),
     MLDSA_ENCODERS(mldsa::ParamSet::ML_DSA_87),
+    MLDSA_ENCODERS(mldsa::ParamSet::DILITHIUM2),
+    MLDSA_ENCODERS(mldsa::ParamSet::DILITHIUM3),
+    MLDSA_ENCODERS(mldsa::ParamSet::DILITHIUM5),
     {nullptr, nullptr, nullptr, nullptr},
 };
 

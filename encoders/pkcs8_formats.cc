@@ -161,6 +161,13 @@ bool p8_parse_format_list(std::string_view text, P8FormatList& out) {
   return out.count > 0;
 }
 
+P8FormatList p8_round3_inputs() {
+  P8FormatList l;
+  l.items[l.count++] = P8Format::oqskeypair;
+  l.items[l.count++] = P8Format::priv_only;
+  return l;
+}
+
 bool p8_recognise(const mldsa::Params& p, std::span<const uint8_t> der, std::span<const P8Format> allowed,
                   P8Parts& out) {
   for (P8Format f : allowed) {

@@ -12,6 +12,11 @@
 //   bare-priv   sk                                             no wrapper
 //   bare-seed   seed                                           no wrapper
 //
+// Round-3 Dilithium keys use oqs-provider's layouts: the OCTET STRING of
+// sk || pk (oqskeypair, read and written) or of sk alone (priv-only, read);
+// there is no seed layout for them and the ml-dsa.* format settings do not
+// apply (p8_round3_inputs, P8_ROUND3_OUTPUT).
+//
 // Pure byte handling: no OpenSSL calls, no key objects.
 #pragma once
 
@@ -51,6 +56,10 @@ struct P8FormatList {
 // format in the default order. Returns false when a non-empty list names no
 // known format at all.
 bool p8_parse_format_list(std::string_view text, P8FormatList& out);
+
+// The layouts a round-3 Dilithium private key is read from, and the one it is written in.
+P8FormatList p8_round3_inputs();
+inline constexpr P8Format P8_ROUND3_OUTPUT = P8Format::oqskeypair;
 
 // The parts of a recognised private key; views into the parsed bytes. Empty
 // spans for parts the layout does not carry.

@@ -9,7 +9,7 @@
 
 namespace mldsa::gpu {
 
-// One ML-DSA.KeyGen_internal (FIPS 204 Algorithm 6).
+// One ML-DSA.KeyGen_internal (FIPS 204 Algorithm 6), or round-3 KeyGen.
 struct KeygenItem {
   const uint8_t* seed = nullptr;  // 32 bytes (secret)
   uint8_t* pk = nullptr;          // params.pk_bytes out
@@ -27,8 +27,9 @@ struct SignItem {
   // it in the device's expanded-key cache, matched by the sk bytes).
   const uint8_t* sk = nullptr;
   const uint8_t* mu = nullptr;   // 64 bytes
-  // 32 bytes: deterministic signing passes 32 zero bytes. nullptr: hedged,
-  // the engine draws rnd from the OS random source on the host.
+  // params.rnd_bytes bytes, as the core's sign_mu takes them (32 for ML-DSA,
+  // 64 for round 3): zero bytes sign deterministically. nullptr: hedged, the
+  // engine draws rnd from the OS random source on the host.
   const uint8_t* rnd = nullptr;
   // params.sig_bytes out; nullptr: the batch's contiguous sigs buffer.
   uint8_t* sig = nullptr;
@@ -38,6 +39,7 @@ struct SignItem {
 // done by the caller), or the pure ML-DSA inputs msg and ctx (FIPS 204
 // Algorithm 3: M' = 0 || len(ctx) || ctx || msg; tr = H(pk) and mu are
 // computed on the device, or on the host for a message too long to stage).
+// Round 3: M' = msg, and a non-empty ctx is Status::context_unsupported.
 struct VerifyItem {
   const uint8_t* pk = nullptr;  // params.pk_bytes
   const uint8_t* sig = nullptr;

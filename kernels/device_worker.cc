@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <span>
 #include <unordered_map>
 
 #include "cpu/keccak.h"
@@ -56,7 +58,7 @@ struct SignLayout {
   size_t best, out_bytes;
   SignLayout(const TaskParams& tp, size_t count, size_t nexpand, bool cached) {
     rnds = align8(nexpand * tp.sk_bytes);
-    mus = align8(rnds + count * RND_BYTES);
+    mus = align8(rnds + count * tp.rnd_bytes);
     index = align8(mus + count * MU_BYTES);
     slots = align8(index + count * sizeof(uint32_t));
     in_bytes = slots + (cached ? nexpand : 0) * sizeof(uint32_t);
@@ -68,9 +70,16 @@ struct SignLayout {
   }
 };
 
-constexpr ParamSet kSets[] = {ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87};
+constexpr ParamSet kSets[] = {ParamSet::ML_DSA_44,  ParamSet::ML_DSA_65,  ParamSet::ML_DSA_87,
+                              ParamSet::DILITHIUM2, ParamSet::DILITHIUM3, ParamSet::DILITHIUM5};
+static_assert(std::size(kSets) == PARAM_SET_COUNT);
 
-size_t set_index(const TaskParams& tp) { return tp.k / 2 - 2; }  // k = 4, 6, 8
+// The key caches are per shape (k = 4, 6, 8), shared by ML-DSA and round 3:
+// an expanded key has one layout in both schemes (kernels/task/verify.h, sign.h),
+// and signing keys, found by their sk bytes, cannot meet the other scheme's
+// (its sk is 32 bytes shorter).
+constexpr size_t kShapes = 3;
+size_t set_index(const TaskParams& tp) { return tp.k / 2 - 2; }
 
 }  // namespace
 
@@ -132,7 +141,7 @@ EngineStatus DeviceWorker::create(Device& device, const EngineConfig& config, Ho
   }
   auto make_caches = [&](std::vector<std::unique_ptr<CachedKeys>>& caches, uint32_t (*words)(const TaskParams&),
                          const char* what) -> EngineStatus {
-    for (ParamSet set : kSets) {
+    for (ParamSet set : std::span(kSets, kShapes)) {  // the ML-DSA sets: one per shape
       auto c = std::make_unique<CachedKeys>(config.key_cache_slots);
       c->bytes = size_t{config.key_cache_slots} * words(task_params(params(set))) * sizeof(int32_t);
       void* a = nullptr;
@@ -427,15 +436,17 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
   // that goes to the device.
   auto host_status = [&](const VerifyItem& it) {
     if (!it.pk) return Status::bad_pk_length;
+    if (!it.mu && tp.round3 && it.ctx_len) return Status::context_unsupported;
     if (!it.mu && it.ctx_len > MAX_CONTEXT_BYTES) return Status::context_too_long;
     if (!it.sig || it.sig_len != tp.sig_bytes) return Status::bad_sig_length;
     return Status::ok;
   };
   // M' bytes an item stages: 0 for mu items, rejected ones, and messages
-  // whose mu the host computes.
+  // whose mu the host computes. Round 3's M' is the message alone.
+  const size_t prefix = tp.round3 ? 0 : 2;
   auto staged = [&](const VerifyItem& it) -> size_t {
     if (it.mu || host_status(it) != Status::ok) return 0;
-    const size_t m = 2 + it.ctx_len + it.msg_len;
+    const size_t m = prefix + it.ctx_len + it.msg_len;
     return m > arena_bytes_ / 8 ? 0 : m;
   };
   size_t count = 0, arena_used = 0;
@@ -494,22 +505,27 @@ EngineStatus DeviceWorker::stage_verify(Slot& s, const VerifyItem* items, size_t
       } else if (m == 0) {
         // Too long to stage: mu = H(H(pk) || M') here (FIPS 204 Algorithm 3).
         uint8_t tr[TR_BYTES];
-        shake256(tr, sizeof tr, it.pk, tp.pk_bytes);
+        shake256(tr, tp.tr_bytes, it.pk, tp.pk_bytes);
         MuBuilder b;
-        b.init_pure(tr, {it.ctx, it.ctx_len});
+        if (tp.round3)
+          b.init_internal({tr, tp.tr_bytes});
+        else
+          b.init_pure(tr, {it.ctx, it.ctx_len});
         b.update({it.msg, it.msg_len});
         b.final(mu);
         modes[i] = kVerifyMu;
       } else {
-        // M' = 0 || len(ctx) || ctx || msg  (FIPS 204 Algorithm 3 line 5)
+        // M' = 0 || len(ctx) || ctx || msg  (FIPS 204 Algorithm 3 line 5); msg in round 3
         modes[i] = kVerifyMessage;
         uint32_t at;
         std::memcpy(&at, h + L.offsets + i * sizeof at, sizeof at);
         uint8_t* mp = h + L.arena + at;
-        mp[0] = 0;
-        mp[1] = static_cast<uint8_t>(it.ctx_len);
-        if (it.ctx_len) std::memcpy(mp + 2, it.ctx, it.ctx_len);
-        if (it.msg_len) std::memcpy(mp + 2 + it.ctx_len, it.msg, it.msg_len);
+        if (prefix) {
+          mp[0] = 0;
+          mp[1] = static_cast<uint8_t>(it.ctx_len);
+        }
+        if (it.ctx_len) std::memcpy(mp + prefix, it.ctx, it.ctx_len);
+        if (it.msg_len) std::memcpy(mp + prefix + it.ctx_len, it.msg, it.msg_len);
       }
     }
   });
@@ -586,12 +602,12 @@ EngineStatus DeviceWorker::stage_sign(Slot& s, const SignItem* items, size_t cou
   // Hedged items (rnd == nullptr) get fresh OS randomness: one draw for the
   // whole chunk, then the caller's rnd where given.
   const bool hedged = std::any_of(items, items + count, [](const SignItem& it) { return !it.rnd; });
-  if (hedged && !os_random(h + L.rnds, count * RND_BYTES))
+  if (hedged && !os_random(h + L.rnds, count * tp.rnd_bytes))
     return {EngineError::bad_argument, "sign: the OS random source failed"};
   each(std::max(nexpand, count), [&](size_t first, size_t last) {
     for (size_t k = first; k < std::min(last, nexpand); ++k) std::memcpy(h + k * tp.sk_bytes, expand[k], tp.sk_bytes);
     for (size_t i = first; i < std::min(last, count); ++i) {
-      if (items[i].rnd) std::memcpy(h + L.rnds + i * RND_BYTES, items[i].rnd, RND_BYTES);
+      if (items[i].rnd) std::memcpy(h + L.rnds + i * tp.rnd_bytes, items[i].rnd, tp.rnd_bytes);
       std::memcpy(h + L.mus + i * MU_BYTES, items[i].mu, MU_BYTES);
     }
   });

@@ -366,7 +366,7 @@ class SimPlatform::SimDevice final : public Device {
     if (!a.status.ok()) return a.status;
     const uint32_t n = sched.n;
     if (!in_block(c.key_index, size_t{n} * 4, false) || !in_block(c.mus, size_t{n} * 64, false) ||
-        !in_block(c.rnds, size_t{n} * 32, false) || !in_block(c.rhopps, size_t{n} * 64, false) ||
+        !in_block(c.rnds, size_t{n} * p.rnd_bytes, false) || !in_block(c.rhopps, size_t{n} * 64, false) ||
         !in_block(sched.next_task, size_t{sign_schedule_words(n)} * 4, false))
       return fail(DeviceErrc::failed, "launch_sign_prepare: an array outside device memory");
     const bool broken = a.async_error, corrupt = a.corrupt;

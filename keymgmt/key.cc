@@ -25,7 +25,16 @@ const Variant kVariants[] = {
      "2.16.840.1.101.3.4.3.18", "id-ml-dsa-65", "ML-DSA-65"},
     {mldsa::ParamSet::ML_DSA_87, "ML-DSA-87:MLDSA87:2.16.840.1.101.3.4.3.19:id-ml-dsa-87",
      "2.16.840.1.101.3.4.3.19", "id-ml-dsa-87", "ML-DSA-87"},
+    // CRYSTALS-Dilithium round 3: oqs-provider's names and OIDs (IBM's arc),
+    // which its keys and certificates carry.
+    {mldsa::ParamSet::DILITHIUM2, "dilithium2:CRYSTALS-Dilithium2:1.3.6.1.4.1.2.267.7.4.4", "1.3.6.1.4.1.2.267.7.4.4",
+     "dilithium2", "dilithium2"},
+    {mldsa::ParamSet::DILITHIUM3, "dilithium3:CRYSTALS-Dilithium3:1.3.6.1.4.1.2.267.7.6.5", "1.3.6.1.4.1.2.267.7.6.5",
+     "dilithium3", "dilithium3"},
+    {mldsa::ParamSet::DILITHIUM5, "dilithium5:CRYSTALS-Dilithium5:1.3.6.1.4.1.2.267.7.8.7", "1.3.6.1.4.1.2.267.7.8.7",
+     "dilithium5", "dilithium5"},
 };
+static_assert(sizeof(kVariants) / sizeof(kVariants[0]) == mldsa::PARAM_SET_COUNT);
 
 bool iequal(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

@@ -24,17 +24,18 @@ struct Key {
   const mldsa::PublicKey* public_key() const { return priv ? &priv->public_key() : pub.get(); }
 };
 
-// Algorithm names, OIDs and the parameter set, one row per ML-DSA variant.
+// Algorithm names, OIDs and the parameter set, one row per parameter set
+// (ML-DSA-44/65/87, then round-3 dilithium2/3/5).
 struct Variant {
   mldsa::ParamSet set;
   const char* names;     // OSSL_ALGORITHM name list ("ML-DSA-44:MLDSA44:2.16.840.1.101.3.4.3.17:id-ml-dsa-44")
   const char* oid;       // "2.16.840.1.101.3.4.3.17"
-  const char* sn;        // "id-ml-dsa-44"
-  const char* name;      // "ML-DSA-44"
+  const char* sn;        // "id-ml-dsa-44"; "dilithium2"
+  const char* name;      // "ML-DSA-44"; "dilithium2"
 };
 const Variant& variant(mldsa::ParamSet set);
 // Looks a variant up by any of its names ("ML-DSA-65", "MLDSA65", "id-ml-dsa-65",
-// the dotted OID; case-insensitive); nullptr when none matches.
+// "dilithium3", the dotted OID; case-insensitive); nullptr when none matches.
 const Variant* variant_by_name(std::string_view name);
 
 Key* key_new(ProvCtx* ctx, mldsa::ParamSet set);

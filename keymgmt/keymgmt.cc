@@ -109,7 +109,7 @@ int km_validate(const void* keydata, int selection, int /*checktype*/) {
   }
   if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != OSSL_KEYMGMT_SELECT_KEYPAIR) return 1;
   uint8_t mu[mldsa::MU_BYTES] = {'m', 'l', 'd', 's', 'a', '-', 'p', 'c', 't'};
-  const uint8_t rnd[mldsa::RND_BYTES] = {};
+  const uint8_t rnd[mldsa::MAX_RND_BYTES] = {};  // deterministic, either scheme
   uint8_t sig[mldsa::MAX_SIG_BYTES];
   std::span<const uint8_t> sig_view(sig, k->params->sig_bytes);
   mldsa::Status st = mldsa::sign_mu(*k->priv, mu, rnd, sig);
@@ -338,6 +338,12 @@ const OSSL_ALGORITHM mldsa_keymgmt_algorithms[] = {
      "ML-DSA-65 (FIPS 204), mldsa-accel"},
     {variant(mldsa::ParamSet::ML_DSA_87).names, "provider=mldsa-accel", kFunctions<mldsa::ParamSet::ML_DSA_87>,
      "ML-DSA-87 (FIPS 204), mldsa-accel"},
+    {variant(mldsa::ParamSet::DILITHIUM2).names, "provider=mldsa-accel", kFunctions<mldsa::ParamSet::DILITHIUM2>,
+     "Dilithium2 (CRYSTALS-Dilithium round 3), mldsa-accel"},
+    {variant(mldsa::ParamSet::DILITHIUM3).names, "provider=mldsa-accel", kFunctions<mldsa::ParamSet::DILITHIUM3>,
+     "Dilithium3 (CRYSTALS-Dilithium round 3), mldsa-accel"},
+    {variant(mldsa::ParamSet::DILITHIUM5).names, "provider=mldsa-accel", kFunctions<mldsa::ParamSet::DILITHIUM5>,
+     "Dilithium5 (CRYSTALS-Dilithium round 3), mldsa-accel"},
     {nullptr, nullptr, nullptr, nullptr},
 };
 

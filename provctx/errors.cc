@@ -52,6 +52,8 @@ const OSSL_ITEM kReasons[] = {
     {R_BAD_CONFIG, const_cast<char*>("bad mldsa-accel routing setting")},
     {R_GPU_UNAVAILABLE, const_cast<char*>("gpu = on, but no GPU can be used")},
     {R_BAD_PARAM_TYPE, const_cast<char*>("parameter of the wrong type")},
+    {R_CONTEXT_UNSUPPORTED, const_cast<char*>("round-3 Dilithium has no context string")},
+    {R_PREHASH_UNSUPPORTED, const_cast<char*>("HashML-DSA needs an ML-DSA key (round-3 Dilithium has no pre-hash variant)")},
     {0, nullptr},
 };
 // One string per reason, nothing else.
@@ -170,6 +172,8 @@ void raise_status(const ProvCtx* ctx, mldsa::Status s, const char* file, int lin
     case Status::sk_tr_mismatch: reason = R_TR_MISMATCH; break;
     case Status::sig_malformed_hint: reason = R_MALFORMED_HINT; break;
     case Status::unsupported_hash: reason = R_UNSUPPORTED_DIGEST; break;
+    case Status::context_unsupported: reason = R_CONTEXT_UNSUPPORTED; break;
+    case Status::prehash_unsupported: reason = R_PREHASH_UNSUPPORTED; break;
     case Status::rng_failure: reason = R_RNG_FAILURE; break;
     case Status::sign_attempts_exhausted: reason = R_SIGN_ATTEMPTS_EXHAUSTED; break;
     case Status::internal_error: reason = R_INTERNAL_ERROR; break;

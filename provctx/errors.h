@@ -47,6 +47,8 @@ enum Reason : int {
   R_BAD_CONFIG,                  // a routing setting (openssl.cnf / MLDSA_ACCEL_*) is malformed
   R_GPU_UNAVAILABLE,             // gpu = on, but no GPU can be used
   R_BAD_PARAM_TYPE,              // an OSSL_PARAM of the wrong type (detail: its name and the expected type)
+  R_CONTEXT_UNSUPPORTED,         // a context string with a round-3 Dilithium key
+  R_PREHASH_UNSUPPORTED,         // HashML-DSA (hash-ml-dsa) with a round-3 Dilithium key
   R_END,                         // not a reason: one past the last (add new reasons above)
 };
 

@@ -22,6 +22,7 @@ struct Config {
   std::string input_formats;  // ml-dsa.input_formats: PKCS#8 formats accepted ("" = all)
   std::string output_formats; // ml-dsa.output_formats: PKCS#8 formats in order of preference ("" = default)
   bool pkcs8_public_key = false; // pkcs8_public_key: write PKCS#8 v2 with the public key in publicKey [1]
+  bool tls_dilithium = false;    // tls_dilithium: offer round-3 Dilithium's TLS 1.3 code points (TLS-SIGALG)
 };
 
 struct ProvCtx {
@@ -40,6 +41,7 @@ inline constexpr const char* CONFIG_PREFER_SEED = "ml-dsa.prefer_seed";      // 
 inline constexpr const char* CONFIG_INPUT_FORMATS = "ml-dsa.input_formats";  // MLDSA_ACCEL_INPUT_FORMATS
 inline constexpr const char* CONFIG_OUTPUT_FORMATS = "ml-dsa.output_formats";// MLDSA_ACCEL_OUTPUT_FORMATS
 inline constexpr const char* CONFIG_PKCS8_PUBLIC_KEY = "pkcs8_public_key";   // MLDSA_ACCEL_PKCS8_PUBLIC_KEY
+inline constexpr const char* CONFIG_TLS_DILITHIUM = "tls_dilithium";         // MLDSA_ACCEL_TLS_DILITHIUM
 
 // Reads the provider's settings through the core's get_params (the keys of
 // the provider's openssl.cnf section); an MLDSA_ACCEL_* variable in the

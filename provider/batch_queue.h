@@ -188,7 +188,7 @@ class BatchQueue {
     Request* r;
     std::chrono::steady_clock::time_point queued;
   };
-  static constexpr size_t kBuckets = 3 * kBatchOps;  // (parameter set, operation)
+  static constexpr size_t kBuckets = mldsa::PARAM_SET_COUNT * kBatchOps;  // (parameter set, operation)
 
   bool push(Request& r);
   void run();

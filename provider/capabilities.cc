@@ -1,6 +1,8 @@
 // capabilities.cc - the TLS-SIGALG capability (TLS 1.3 ML-DSA signature schemes).
 #include "provider/capabilities.h"
 
+#include "provctx/provctx.h"
+
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 
@@ -42,6 +44,14 @@ constexpr SigAlg SIGALGS[] = {
     {"mldsa87", "ML-DSA-87", "2.16.840.1.101.3.4.3.19", 0x0906, 256},
 };
 
+// Round-3 Dilithium: the code points oqs-provider assigned from the private
+// range (not IANA-registered), so only with tls_dilithium = yes.
+constexpr SigAlg DILITHIUM_SIGALGS[] = {
+    {"dilithium2", "dilithium2", "1.3.6.1.4.1.2.267.7.4.4", 0xfea0, 128},
+    {"dilithium3", "dilithium3", "1.3.6.1.4.1.2.267.7.6.5", 0xfea3, 192},
+    {"dilithium5", "dilithium5", "1.3.6.1.4.1.2.267.7.8.7", 0xfea5, 256},
+};
+
 int report_sigalg(const SigAlg& s, OSSL_CALLBACK* cb, void* arg) {
   // OSSL_PARAM wants non-const pointers; libssl only reads (it copies the strings).
   unsigned int code_point = s.code_point;
@@ -64,11 +74,15 @@ int report_sigalg(const SigAlg& s, OSSL_CALLBACK* cb, void* arg) {
 
 }  // namespace
 
-int get_capabilities(void* /*provctx*/, const char* capability, OSSL_CALLBACK* cb, void* arg) {
+int get_capabilities(void* provctx, const char* capability, OSSL_CALLBACK* cb, void* arg) {
   if (capability == nullptr || cb == nullptr) return 0;
   if (OPENSSL_strcasecmp(capability, CAP_TLS_SIGALG) != 0) return 1;
   for (const SigAlg& s : SIGALGS)
     if (!report_sigalg(s, cb, arg)) return 0;
+  const ProvCtx* ctx = static_cast<const ProvCtx*>(provctx);
+  if (ctx != nullptr && ctx->config.tls_dilithium)
+    for (const SigAlg& s : DILITHIUM_SIGALGS)
+      if (!report_sigalg(s, cb, arg)) return 0;
   return 1;
 }
 

@@ -3,7 +3,9 @@
 // "TLS-SIGALG" (read by libssl 3.2+): the TLS 1.3 signature schemes mldsa44
 // (0x0904), mldsa65 (0x0905) and mldsa87 (0x0906), so a 3.2+ TLS stack can
 // sign and verify CertificateVerify with this provider's keys. libssl 3.0 and
-// 3.1 never ask for it; there the capability is simply unused.
+// 3.1 never ask for it; there the capability is simply unused. With
+// tls_dilithium = yes also oqs-provider's round-3 Dilithium schemes,
+// dilithium2 (0xfea0), dilithium3 (0xfea3) and dilithium5 (0xfea5).
 #pragma once
 
 #include <openssl/core.h>

@@ -77,7 +77,7 @@ class RoutePolicy {
   size_t max_batch() const { return max_batch_; }
 
  private:
-  static constexpr size_t kParamSlots = 8;  // ParamSet ids
+  static constexpr size_t kParamSlots = mldsa::PARAM_SET_COUNT;  // ParamSet ids
   static constexpr size_t kLanes = kParamSlots * kBatchOps;
 
   struct Lane {

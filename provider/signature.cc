@@ -1,10 +1,18 @@
-// signature.cc - ML-DSA and HashML-DSA signing and verification.
+// signature.cc - ML-DSA, HashML-DSA and round-3 Dilithium signing and
+// verification.
 //
 // One context type serves every entry point OpenSSL has had for signatures:
 // sign/verify (EVP_PKEY_sign), digest_sign/verify (EVP_DigestSign, streaming
 // and one-shot) and, for cores from 3.4 on, sign_message/verify_message.
 // A message is absorbed into mu = H(tr || M', 64) as it streams in, so no
 // copy of it is kept; signing then runs the core from mu (mldsa::sign_mu).
+//
+// HashML-DSA (FIPS 204 Section 5.4) is asked for by name: the parameter
+// "hash-ml-dsa" (a hash name, any of FIPS 204's twelve) on an ML-DSA
+// context, which works with every EVP entry point on every OpenSSL 3
+// version, or the HASH-ML-DSA-xx-WITH-SHA512 algorithms (3.4+ fetch them).
+// A digest named anywhere else (EVP_DigestSignInit's md, pkeyutl -digest)
+// never switches a pure ML-DSA request to it: that is refused.
 #include "provider/signature.h"
 
 #include "keymgmt/key.h"
@@ -17,6 +25,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
@@ -57,6 +66,9 @@
 #ifndef OSSL_SIGNATURE_PARAM_SIGNATURE
 #define OSSL_SIGNATURE_PARAM_SIGNATURE "signature"
 #endif
+// This provider's own: HashML-DSA with the named hash ("SHA2-256", "SHA256",
+// "SHA3-512", "SHAKE-128", ...).
+#define MLDSA_SIGNATURE_PARAM_HASH_ML_DSA "hash-ml-dsa"
 
 namespace mldsa::prov {
 
@@ -65,8 +77,7 @@ namespace {
 // What one dispatch table implements.
 struct Algorithm {
   mldsa::ParamSet set;
-  bool prehash;     // HashML-DSA with SHA-512 (FIPS 204 Algorithms 4/5)
-  uint8_t oid_arc;  // last arc of 2.16.840.1.101.3.4.3.x
+  bool prehash;       // HashML-DSA with SHA-512 (FIPS 204 Algorithms 4/5)
   const char* names;  // OSSL_ALGORITHM name list
   const char* oid;
   const char* sn;
@@ -74,41 +85,54 @@ struct Algorithm {
   const char* description;
 };
 
-// Pure ML-DSA signs with the key type's own names and OID.
-Algorithm pure(mldsa::ParamSet set, uint8_t arc, const char* description) {
+// Pure ML-DSA (and round-3 Dilithium) signs with the key type's own names and OID.
+Algorithm pure(mldsa::ParamSet set, const char* description) {
   const Variant& v = variant(set);
-  return {set, false, arc, v.names, v.oid, v.sn, v.name, description};
+  return {set, false, v.names, v.oid, v.sn, v.name, description};
 }
 
+constexpr size_t kHashAlgorithms = 3;  // kAlgorithms[3 + i]: the SHA-512 HashML-DSA of kAlgorithms[i]
 const Algorithm kAlgorithms[] = {
-    pure(mldsa::ParamSet::ML_DSA_44, 17, "ML-DSA-44 (FIPS 204), mldsa-accel"),
-    pure(mldsa::ParamSet::ML_DSA_65, 18, "ML-DSA-65 (FIPS 204), mldsa-accel"),
-    pure(mldsa::ParamSet::ML_DSA_87, 19, "ML-DSA-87 (FIPS 204), mldsa-accel"),
-    {mldsa::ParamSet::ML_DSA_44, true, 32,
+    pure(mldsa::ParamSet::ML_DSA_44, "ML-DSA-44 (FIPS 204), mldsa-accel"),
+    pure(mldsa::ParamSet::ML_DSA_65, "ML-DSA-65 (FIPS 204), mldsa-accel"),
+    pure(mldsa::ParamSet::ML_DSA_87, "ML-DSA-87 (FIPS 204), mldsa-accel"),
+    {mldsa::ParamSet::ML_DSA_44, true,
      "HASH-ML-DSA-44-WITH-SHA512:id-hash-ml-dsa-44-with-sha512:2.16.840.1.101.3.4.3.32",
      "2.16.840.1.101.3.4.3.32", "id-hash-ml-dsa-44-with-sha512", "HASH-ML-DSA-44-WITH-SHA512",
      "HashML-DSA-44 with SHA-512 (FIPS 204), mldsa-accel"},
-    {mldsa::ParamSet::ML_DSA_65, true, 33,
+    {mldsa::ParamSet::ML_DSA_65, true,
      "HASH-ML-DSA-65-WITH-SHA512:id-hash-ml-dsa-65-with-sha512:2.16.840.1.101.3.4.3.33",
      "2.16.840.1.101.3.4.3.33", "id-hash-ml-dsa-65-with-sha512", "HASH-ML-DSA-65-WITH-SHA512",
      "HashML-DSA-65 with SHA-512 (FIPS 204), mldsa-accel"},
-    {mldsa::ParamSet::ML_DSA_87, true, 34,
+    {mldsa::ParamSet::ML_DSA_87, true,
      "HASH-ML-DSA-87-WITH-SHA512:id-hash-ml-dsa-87-with-sha512:2.16.840.1.101.3.4.3.34",
      "2.16.840.1.101.3.4.3.34", "id-hash-ml-dsa-87-with-sha512", "HASH-ML-DSA-87-WITH-SHA512",
      "HashML-DSA-87 with SHA-512 (FIPS 204), mldsa-accel"},
+    pure(mldsa::ParamSet::DILITHIUM2, "Dilithium2 (CRYSTALS-Dilithium round 3), mldsa-accel"),
+    pure(mldsa::ParamSet::DILITHIUM3, "Dilithium3 (CRYSTALS-Dilithium round 3), mldsa-accel"),
+    pure(mldsa::ParamSet::DILITHIUM5, "Dilithium5 (CRYSTALS-Dilithium round 3), mldsa-accel"),
 };
 constexpr size_t kAlgorithmCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
 
-constexpr size_t kAlgorithmIdBytes = 13;
-constexpr size_t kSha512Bytes = 64;
-
-// AlgorithmIdentifier ::= SEQUENCE { OID 2.16.840.1.101.3.4.3.arc } with the
-// parameters absent (RFC 9881).
-void algorithm_id_der(uint8_t arc, uint8_t out[kAlgorithmIdBytes]) {
-  const uint8_t der[kAlgorithmIdBytes] = {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48,
-                                          0x01, 0x65, 0x03, 0x04, 0x03, arc};
-  std::memcpy(out, der, sizeof der);
+// AlgorithmIdentifier ::= SEQUENCE { OID } with the parameters absent
+// (RFC 9881; oqs-provider wrote Dilithium's the same way). False if the OID
+// does not parse.
+bool algorithm_id_der(const char* oid, std::vector<uint8_t>& out) {
+  ASN1_OBJECT* obj = OBJ_txt2obj(oid, 1);
+  unsigned char* der = nullptr;
+  const int n = obj != nullptr ? i2d_ASN1_OBJECT(obj, &der) : -1;
+  ASN1_OBJECT_free(obj);
+  if (n <= 0 || n > 127) {
+    OPENSSL_free(der);
+    return false;
+  }
+  out.assign({0x30, static_cast<uint8_t>(n)});
+  out.insert(out.end(), der, der + n);
+  OPENSSL_free(der);
+  return true;
 }
+
+bool is_round3(const Algorithm* a) { return mldsa::params(a->set).scheme == mldsa::Scheme::dilithium_r3; }
 
 enum class Op : uint8_t { none, sign, verify };
 
@@ -118,8 +142,8 @@ struct SigCtx {
   std::string propq;
   const Key* key = nullptr;  // owned by the EVP_PKEY, which outlives the operation
   Op op = Op::none;
-  // sign_init / verify_init: HashML-DSA's input is the SHA-512 digest (as
-  // RSA's is a digest); every other init passes the message itself.
+  // sign_init / verify_init: HashML-DSA's input is the digest (as RSA's is
+  // a digest); every other init passes the message itself.
   bool digest_input = false;
 
   // Parameters (OpenSSL 3.5's names).
@@ -131,12 +155,16 @@ struct SigCtx {
   bool mu_input = false;  // "mu" = 1: the input is mu itself (external mu)
   int encoding = 1;       // "message-encoding": 1 pure (M' = 0 || |ctx| || ctx || M), 0 raw (M' = M)
   std::vector<uint8_t> signature;  // "signature", for verify_message_final
+  // HashML-DSA: the algorithm's SHA-512, or the hash "hash-ml-dsa" named.
+  bool prehash = false;
+  bool prehash_by_param = false;
+  mldsa::HashAlg hash = mldsa::HashAlg::SHA2_512;
 
   // Streaming state.
   bool started = false;
   mldsa::MuBuilder mu;
-  EVP_MD* sha512 = nullptr;                  // HashML-DSA: fetched on first use
-  EVP_MD_CTX* md = nullptr;                  // HashML-DSA: SHA-512 of the message
+  EVP_MD* md_alg = nullptr;                  // HashML-DSA: `hash`, fetched on first use
+  EVP_MD_CTX* md = nullptr;                  // HashML-DSA: the digest of the message
   uint8_t mu_buf[mldsa::MU_BYTES] = {};      // mu_input: the 64 bytes as they arrive
   size_t mu_len = 0;
 
@@ -144,7 +172,7 @@ struct SigCtx {
     OPENSSL_cleanse(entropy, sizeof entropy);
     OPENSSL_cleanse(mu_buf, sizeof mu_buf);
     EVP_MD_CTX_free(md);
-    EVP_MD_free(sha512);
+    EVP_MD_free(md_alg);
   }
 };
 
@@ -161,38 +189,59 @@ bool require_key(const SigCtx* c) {
 // ---------------------------------------------------------------------------
 // mu, incrementally
 
-// SHA-512 from the providers of the application's library context. The
+// The pre-hash from the providers of the application's library context
+// (OpenSSL's names are FIPS 204's: "SHA2-512/256", "SHAKE-128", ...). The
 // operation's property query often just names this provider (which has no
 // digests), so an unqualified fetch follows when it finds nothing.
-EVP_MD* fetch_sha512(const SigCtx* c) {
+EVP_MD* fetch_hash(const SigCtx* c) {
+  const char* name = mldsa::hash_name(c->hash);
   EVP_MD* md = nullptr;
   if (!c->propq.empty()) {
     ERR_set_mark();
-    md = EVP_MD_fetch(c->provctx->libctx, "SHA2-512", c->propq.c_str());
+    md = EVP_MD_fetch(c->provctx->libctx, name, c->propq.c_str());
     ERR_pop_to_mark();
   }
-  return md != nullptr ? md : EVP_MD_fetch(c->provctx->libctx, "SHA2-512", nullptr);
+  return md != nullptr ? md : EVP_MD_fetch(c->provctx->libctx, name, nullptr);
+}
+
+bool is_xof(mldsa::HashAlg h) { return h == mldsa::HashAlg::SHAKE128 || h == mldsa::HashAlg::SHAKE256; }
+
+// What the options say the input is must make sense for the key: round 3 has
+// no context string, and a HashML-DSA request cannot also say that the
+// input is mu or M' (which would leave the hash unused).
+bool options_fit(SigCtx* c) {
+  if (is_round3(c->alg) && c->context_len > 0) {
+    MLDSA_RAISE(c->provctx, R_CONTEXT_UNSUPPORTED);
+    return false;
+  }
+  if (c->prehash_by_param && (c->mu_input || c->encoding == 0)) {
+    MLDSA_RAISE_DETAIL(c->provctx, R_NOT_SUPPORTED,
+                       "hash-ml-dsa cannot be combined with mu = 1 or message-encoding = 0");
+    return false;
+  }
+  return true;
 }
 
 bool begin_stream(SigCtx* c) {
   if (c->started) return true;
-  const uint8_t* tr = c->key->public_key()->tr();
+  if (!options_fit(c)) return false;
+  const std::span<const uint8_t> tr = c->key->public_key()->tr();
   if (c->mu_input) {
     c->mu_len = 0;
-  } else if (c->alg->prehash) {
+  } else if (c->prehash) {
     if (c->md == nullptr && (c->md = EVP_MD_CTX_new()) == nullptr) {
       MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
     }
-    if (c->sha512 == nullptr) c->sha512 = fetch_sha512(c);
-    if (c->sha512 == nullptr || EVP_DigestInit_ex2(c->md, c->sha512, nullptr) != 1) {
-      MLDSA_RAISE(c->provctx, R_UNSUPPORTED_DIGEST);
+    if (c->md_alg == nullptr) c->md_alg = fetch_hash(c);
+    if (c->md_alg == nullptr || EVP_DigestInit_ex2(c->md, c->md_alg, nullptr) != 1) {
+      MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST, mldsa::hash_name(c->hash));
       return false;
     }
   } else if (c->encoding == 0) {
     c->mu.init_internal(tr);
   } else {
-    mldsa::Status st = c->mu.init_pure(tr, {c->context, c->context_len});
+    mldsa::Status st = c->mu.init_message(*c->key->params, tr, {c->context, c->context_len});
     if (st != mldsa::Status::ok) {
       MLDSA_RAISE_STATUS(c->provctx, st);
       return false;
@@ -212,7 +261,7 @@ bool absorb(SigCtx* c, const uint8_t* data, size_t len) {
     }
     std::memcpy(c->mu_buf + c->mu_len, data, len);
     c->mu_len += len;
-  } else if (c->alg->prehash) {
+  } else if (c->prehash) {
     if (EVP_DigestUpdate(c->md, data, len) != 1) {
       MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
@@ -223,11 +272,10 @@ bool absorb(SigCtx* c, const uint8_t* data, size_t len) {
   return true;
 }
 
-// HashML-DSA: mu from the SHA-512 digest of the message.
+// HashML-DSA: mu from the digest of the message.
 bool prehash_mu(SigCtx* c, std::span<const uint8_t> digest, uint8_t mu[mldsa::MU_BYTES]) {
   mldsa::MuBuilder b;
-  mldsa::Status st = b.init_prehash(c->key->public_key()->tr(), {c->context, c->context_len},
-                                    mldsa::HashAlg::SHA2_512, digest);
+  mldsa::Status st = b.init_prehash(c->key->public_key()->tr(), {c->context, c->context_len}, c->hash, digest);
   if (st != mldsa::Status::ok) {
     MLDSA_RAISE_STATUS(c->provctx, st);
     return false;
@@ -248,14 +296,18 @@ bool finish_mu(SigCtx* c, uint8_t mu[mldsa::MU_BYTES]) {
     std::memcpy(mu, c->mu_buf, mldsa::MU_BYTES);
     return true;
   }
-  if (c->alg->prehash) {
-    uint8_t digest[kSha512Bytes];
+  if (c->prehash) {
+    // SHAKE-128 and SHAKE-256 give 32 and 64 bytes here (FIPS 204 Section 5.4).
+    uint8_t digest[64];
+    const size_t want = mldsa::hash_digest_bytes(c->hash);
     unsigned int n = 0;
-    if (EVP_DigestFinal_ex(c->md, digest, &n) != 1 || n != sizeof digest) {
+    const bool ok = is_xof(c->hash) ? EVP_DigestFinalXOF(c->md, digest, want) == 1
+                                    : EVP_DigestFinal_ex(c->md, digest, &n) == 1 && n == want;
+    if (!ok) {
       MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
     }
-    return prehash_mu(c, digest, mu);
+    return prehash_mu(c, {digest, want}, mu);
   }
   c->mu.final(mu);
   return true;
@@ -264,22 +316,24 @@ bool finish_mu(SigCtx* c, uint8_t mu[mldsa::MU_BYTES]) {
 // mu of a whole input given at once (sign / verify / digest_sign one-shot).
 bool oneshot_mu(SigCtx* c, const uint8_t* tbs, size_t tbslen, uint8_t mu[mldsa::MU_BYTES]) {
   c->started = false;
-  if (c->digest_input && c->alg->prehash && !c->mu_input) return prehash_mu(c, {tbs, tbslen}, mu);
+  if (c->digest_input && c->prehash && !c->mu_input) return options_fit(c) && prehash_mu(c, {tbs, tbslen}, mu);
   return absorb(c, tbs, tbslen) && finish_mu(c, mu);
 }
 
 // ---------------------------------------------------------------------------
 // Sign and verify from mu
 
+// The randomness is the key's rnd_bytes (mldsa::sign_mu): FIPS 204's rnd, or
+// round 3's rho'' itself.
 int sign_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], uint8_t* sig, size_t* siglen) {
-  uint8_t rnd[mldsa::RND_BYTES] = {};
-  const uint8_t* r = rnd;  // deterministic: 32 zero bytes
+  uint8_t rnd[mldsa::MAX_RND_BYTES] = {};
+  const uint8_t* r = rnd;  // deterministic: zero bytes
   if (c->has_entropy) {
     r = c->entropy;
   } else if (!c->deterministic) {
     // Hedged: the application's DRBG; the core's OS source if none is reachable.
     ERR_set_mark();
-    if (RAND_priv_bytes_ex(c->provctx->libctx, rnd, sizeof rnd, 0) <= 0) r = nullptr;
+    if (RAND_priv_bytes_ex(c->provctx->libctx, rnd, c->key->params->rnd_bytes, 0) <= 0) r = nullptr;
     ERR_pop_to_mark();
   }
   // CPU now or a GPU batch (provider/router.h); the same bytes either way.
@@ -347,6 +401,7 @@ const OSSL_PARAM kSettable[] = {
     OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_MU, nullptr),
     OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING, nullptr),
     OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_SIGNATURE, nullptr, 0),
+    OSSL_PARAM_utf8_string(MLDSA_SIGNATURE_PARAM_HASH_ML_DSA, nullptr, 0),
     OSSL_PARAM_END,
 };
 
@@ -390,7 +445,8 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   // These shape M' (or say what the input is): fixed once data has arrived.
   const bool shapes_message = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_CONTEXT_STRING) ||
                               OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MU) ||
-                              OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING);
+                              OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING) ||
+                              OSSL_PARAM_locate_const(params, MLDSA_SIGNATURE_PARAM_HASH_ML_DSA);
   if (shapes_message && c->started) {
     MLDSA_RAISE(c->provctx, R_PARAM_AFTER_UPDATE);
     return 0;
@@ -413,6 +469,13 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_TEST_ENTROPY)) != nullptr) {
     std::span<const uint8_t> v;
     if (!octet_param(c, p, v)) return 0;
+    if (is_round3(c->alg)) {
+      // Round 3 would use it as rho'' itself, the same for every message,
+      // which reveals the key.
+      MLDSA_RAISE_DETAIL(c->provctx, R_NOT_SUPPORTED,
+                         "test-entropy: round-3 Dilithium takes deterministic or fresh randomness only");
+      return 0;
+    }
     if (v.size() != mldsa::RND_BYTES) {
       MLDSA_RAISE(c->provctx, R_BAD_ENTROPY_LENGTH);
       return 0;
@@ -439,17 +502,64 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
     if (!octet_param(c, p, v)) return 0;
     c->signature.assign(v.begin(), v.end());
   }
+  if ((p = OSSL_PARAM_locate_const(params, MLDSA_SIGNATURE_PARAM_HASH_ML_DSA)) != nullptr) {
+    const char* name = nullptr;
+    mldsa::HashAlg h;
+    if (!OSSL_PARAM_get_utf8_string_ptr(p, &name) || name == nullptr) {
+      MLDSA_RAISE_DETAIL(c->provctx, R_BAD_PARAM_TYPE, MLDSA_SIGNATURE_PARAM_HASH_ML_DSA ": expected a UTF-8 string");
+      return 0;
+    }
+    if (is_round3(c->alg)) {
+      MLDSA_RAISE(c->provctx, R_PREHASH_UNSUPPORTED);
+      return 0;
+    }
+    if (!mldsa::hash_from_name(name, h)) {
+      MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST,
+                         (std::string("hash-ml-dsa: '") + name +
+                          "' is none of FIPS 204's hashes (SHA2-224, SHA2-256, SHA2-384, SHA2-512, SHA2-512/224, "
+                          "SHA2-512/256, SHA3-224, SHA3-256, SHA3-384, SHA3-512, SHAKE-128, SHAKE-256)")
+                             .c_str());
+      return 0;
+    }
+    if (c->alg->prehash && h != mldsa::HashAlg::SHA2_512) {
+      MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST, "hash-ml-dsa: this algorithm's hash is SHA2-512");
+      return 0;
+    }
+    if (h != c->hash) {
+      EVP_MD_free(c->md_alg);
+      c->md_alg = nullptr;
+      c->hash = h;
+    }
+    c->prehash = true;
+    c->prehash_by_param = !c->alg->prehash;
+  }
   return 1;
 }
 
+// The AlgorithmIdentifier of what the context signs: the algorithm's own, or
+// for hash-ml-dsa with SHA2-512 RFC 9881's id-hash-ml-dsa-xx-with-sha512.
+// HashML-DSA with another hash has no OID, so no certificate can say it.
 int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
   SigCtx* c = ctx_of(vctx);
   if (c == nullptr) return 0;
   OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
   if (p != nullptr) {
-    uint8_t aid[kAlgorithmIdBytes];
-    algorithm_id_der(c->alg->oid_arc, aid);
-    if (!OSSL_PARAM_set_octet_string(p, aid, sizeof aid)) return 0;
+    const Algorithm* a = c->alg;
+    if (c->prehash_by_param) {
+      if (c->hash != mldsa::HashAlg::SHA2_512) {
+        MLDSA_RAISE_DETAIL(c->provctx, R_NOT_SUPPORTED,
+                           (std::string("no AlgorithmIdentifier for HashML-DSA with ") + mldsa::hash_name(c->hash))
+                               .c_str());
+        return 0;
+      }
+      a = &kAlgorithms[kHashAlgorithms + static_cast<size_t>(a->set)];
+    }
+    std::vector<uint8_t> aid;
+    if (!algorithm_id_der(a->oid, aid)) {
+      MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
+      return 0;
+    }
+    if (!OSSL_PARAM_set_octet_string(p, aid.data(), aid.size())) return 0;
   }
   return 1;
 }
@@ -463,6 +573,7 @@ void* sig_newctx(void* provctx, const char* propq) {
   if (c == nullptr) return nullptr;
   c->provctx = static_cast<ProvCtx*>(provctx);
   c->alg = &kAlgorithms[A];
+  c->prehash = c->alg->prehash;
   if (propq != nullptr) c->propq = propq;
   return c;
 }
@@ -488,11 +599,14 @@ void* sig_dupctx(void* vctx) {
   d->mu_input = c->mu_input;
   d->encoding = c->encoding;
   d->signature = c->signature;
+  d->prehash = c->prehash;
+  d->prehash_by_param = c->prehash_by_param;
+  d->hash = c->hash;
   d->started = c->started;
   d->mu = c->mu;
   std::memcpy(d->mu_buf, c->mu_buf, sizeof d->mu_buf);
   d->mu_len = c->mu_len;
-  if (c->sha512 != nullptr && EVP_MD_up_ref(c->sha512) == 1) d->sha512 = c->sha512;
+  if (c->md_alg != nullptr && EVP_MD_up_ref(c->md_alg) == 1) d->md_alg = c->md_alg;
   if (c->md != nullptr && ((d->md = EVP_MD_CTX_new()) == nullptr || EVP_MD_CTX_copy_ex(d->md, c->md) != 1)) {
     delete d;
     return nullptr;
@@ -524,7 +638,8 @@ int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op, bool digest
 }
 
 // EVP_DigestSign*: ML-DSA takes the message whole, so no digest may be
-// named; HashML-DSA accepts a name for its own SHA-512.
+// named (not even for hash-ml-dsa, which names its own); the SHA-512
+// HashML-DSA algorithms accept a name for their SHA-512.
 bool digest_name_ok(SigCtx* c, const char* mdname) {
   if (mdname == nullptr || *mdname == '\0') return true;
   if (c->alg->prehash) {
@@ -665,8 +780,10 @@ OSSL_ALGORITHM entry() {
 }  // namespace
 
 const OSSL_ALGORITHM mldsa_signature_algorithms[] = {
-    entry<0>(), entry<1>(), entry<2>(), entry<3>(), entry<4>(), entry<5>(), {nullptr, nullptr, nullptr, nullptr},
+    entry<0>(), entry<1>(), entry<2>(), entry<3>(), entry<4>(), entry<5>(), entry<6>(), entry<7>(), entry<8>(),
+    {nullptr, nullptr, nullptr, nullptr},
 };
+static_assert(kAlgorithmCount == 9);
 
 std::span<const SignatureOid> signature_oids() {
   static const auto oids = [] {

@@ -1,5 +1,7 @@
-// signature.h - the SIGNATURE operation: ML-DSA-44/65/87 (pure) and
-// HashML-DSA-44/65/87 with SHA-512, one dispatch table each.
+// signature.h - the SIGNATURE operation: ML-DSA-44/65/87 (pure, and
+// HashML-DSA with any FIPS 204 hash through the "hash-ml-dsa" parameter),
+// HashML-DSA-44/65/87 with SHA-512, and round-3 dilithium2/3/5, one dispatch
+// table each.
 #pragma once
 
 #include "cpu/mldsa.h"

@@ -59,18 +59,18 @@ MLDSA_DEV inline void block_keygen(const TaskParams& p, const uint8_t* seed, uin
   const Shared<uint8_t> hseed = simt::shared_at<uint8_t>(S.seed);
   const Shared<uint8_t> rho = hseed, rhoprime = hseed + 32;
   block_load_zetas(zetas);
-  if (w == 0) {  // (rho, rho', K) = H(xi || k || l, 128)  (line 1)
+  if (w == 0) {  // (rho, rho', K) = H(xi || k || l, 128)  (line 1); round 3 hashes zeta alone
     WarpSponge sp;
     warp_sponge_init(sp, kShake256Rate);
     warp_absorb(sp, seed, 32);
-    warp_absorb_value(sp, p.k | (p.l << 8), 2);
+    if (!p.round3) warp_absorb_value(sp, p.k | (p.l << 8), 2);
     warp_finalize(sp);
     warp_squeeze(sp, hseed, 128);
   }
   simt::sync_block();
 
   const uint32_t eb = eta_poly_bytes(p);
-  uint8_t* sk_s1 = sk + 128;
+  uint8_t* sk_s1 = sk + sk_s1_offset(p);
   uint8_t* sk_s2 = sk_s1 + p.l * eb;
   uint8_t* sk_t0 = sk_s2 + p.k * eb;
   // pk = rho || ..., sk = rho || K || ...
@@ -130,13 +130,13 @@ MLDSA_DEV inline void block_keygen(const TaskParams& p, const uint8_t* seed, uin
     simt::sync_block();  // the A^ region is read before the next pass samples into it
   }
 
-  // tr = H(pk, 64)  (line 8): pk is complete in global memory after the barrier.
+  // tr = H(pk, 64)  (line 8; 32 bytes in round 3): pk is complete in global memory after the barrier.
   if (w == 0) {
     WarpSponge sp;
     warp_sponge_init(sp, kShake256Rate);
     warp_absorb(sp, static_cast<const uint8_t*>(pk), p.pk_bytes);
     warp_finalize(sp);
-    warp_squeeze(sp, sk + 64, 64);
+    warp_squeeze(sp, sk + 64, p.tr_bytes);
   }
   block_wipe_shared(S.bytes);  // rho', K, s1, s2 and what the NTTs left in the scratch
 }

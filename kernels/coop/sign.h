@@ -64,7 +64,8 @@ MLDSA_DEV inline void block_expand_key(const TaskParams& p, const uint8_t* sk, i
   const uint32_t eb = eta_poly_bytes(p);
   for (unsigned i = w; i < p.l + 2 * p.k; i += kBlockWarps) {
     const bool eta = i < p.l + p.k;
-    const uint32_t at = eta ? 128 + i * eb : 128 + (p.l + p.k) * eb + (i - p.l - p.k) * kT0Bytes;
+    const uint32_t s1_at = sk_s1_offset(p);  // after rho, K, tr
+    const uint32_t at = eta ? s1_at + i * eb : s1_at + (p.l + p.k) * eb + (i - p.l - p.k) * kT0Bytes;
     Frag f = eta ? unpack_strided(ssk + at, eta_bits(p), static_cast<int32_t>(p.eta), true)
                  : unpack_strided(ssk + at, kD, 1 << (kD - 1), true);
     warp_ntt(f, scratch, zetas);

@@ -97,17 +97,17 @@ MLDSA_DEV inline uint8_t block_verify(const TaskParams& p, const uint8_t* pk, co
     }
     flags[kBlockWarps] = ok ? kVerifyOk : kVerifyMalformedHint;
   }
-  if (w == 1) {  // mu = H(tr || M'), tr = H(pk)  (lines 6-7), or the caller's mu
+  if (w == 1) {  // mu = H(tr || M'), tr = H(pk, tr_bytes)  (lines 6-7), or the caller's mu
     if (message) {
       const Shared<uint8_t> tr = simt::shared_at<uint8_t>(S.tr);
       WarpSponge sp;
       warp_sponge_init(sp, kShake256Rate);
       warp_absorb(sp, spk, p.pk_bytes);
       warp_finalize(sp);
-      warp_squeeze(sp, tr, 64);
+      warp_squeeze(sp, tr, p.tr_bytes);
       simt::sync_warp();
       warp_sponge_init(sp, kShake256Rate);
-      warp_absorb(sp, tr, 64);
+      warp_absorb(sp, tr, p.tr_bytes);
       warp_absorb(sp, mprime, mprime_len);
       warp_finalize(sp);
       warp_squeeze(sp, hash, 64);

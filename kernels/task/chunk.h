@@ -58,7 +58,7 @@ MLDSA_HD inline void verify_thread(const TaskParams& p, const VerifyChunk& c, ui
     const uint8_t* mprime = c.arena + c.offsets[i];
     const size_t len = c.offsets[i + 1] - c.offsets[i];
     if (xpk)
-      message_mu_from_tr(reinterpret_cast<const uint8_t*>(xpk), mprime, len, mu);
+      message_mu_from_tr(p, reinterpret_cast<const uint8_t*>(xpk), mprime, len, mu);
     else
       message_mu_task(p, pk, mprime, len, mu);
   } else {
@@ -89,7 +89,7 @@ struct SignChunk {
   const uint8_t* sks;         // nkeys * sk_bytes (secret): the keys to expand
   const uint32_t* key_index;  // n: the expanded key task i uses (a slot of xkeys)
   const uint8_t* mus;         // n * 64
-  const uint8_t* rnds;        // n * 32 (secret when hedged)
+  const uint8_t* rnds;        // n * rnd_bytes (secret when hedged)
   int32_t* xkeys;             // expanded keys, sign_key_words each (secret): per chunk or the key cache
   uint8_t* rhopps;            // n * 64 (secret scratch)
   uint8_t* sigs;              // n * sig_bytes
@@ -103,8 +103,8 @@ MLDSA_HD inline void sign_expand_thread(const TaskParams& p, const SignChunk& c,
 }
 
 MLDSA_HD inline void sign_prepare_thread(const TaskParams& p, const SignChunk& c, const SignSchedule& s, uint32_t i) {
-  sign_rhopp(c.xkeys + size_t{c.key_index[i]} * sign_key_words(p), c.rnds + size_t{i} * 32, c.mus + size_t{i} * 64,
-             c.rhopps + size_t{i} * 64);
+  sign_rhopp(p, c.xkeys + size_t{c.key_index[i]} * sign_key_words(p), c.rnds + size_t{i} * p.rnd_bytes,
+             c.mus + size_t{i} * 64, c.rhopps + size_t{i} * 64);
   sched_reset_task(s, i);
 }
 

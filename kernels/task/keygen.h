@@ -1,4 +1,5 @@
-// keygen.h - ML-DSA.KeyGen_internal (FIPS 204 Algorithm 6) as one thread's task.
+// keygen.h - ML-DSA.KeyGen_internal (FIPS 204 Algorithm 6), and round 3's
+// KeyGen, as one thread's task.
 //
 // Streams its outputs: each polynomial is packed into pk / sk as soon as it is
 // known, and A^ is never stored (each entry is sampled into the product
@@ -12,15 +13,16 @@
 
 namespace mldsa::gpu {
 
-// seed: the 32-byte xi. pk: p.pk_bytes, sk: p.sk_bytes (pkEncode / skEncode).
-// pk must be readable after it is written (tr = H(pk) reads it back).
+// seed: the 32-byte xi (round 3: zeta). pk: p.pk_bytes, sk: p.sk_bytes
+// (pkEncode / skEncode). pk must be readable after it is written (tr = H(pk)
+// reads it back).
 MLDSA_HD inline void keygen_task(const TaskParams& p, const uint8_t* seed, uint8_t* pk, uint8_t* sk) {
-  // (rho, rho', K) = H(xi || k || l, 128)  (line 1)
+  // (rho, rho', K) = H(xi || k || l, 128)  (line 1); round 3 hashes zeta alone.
   alignas(8) uint8_t in[34], h[128];
   for (int i = 0; i < 32; ++i) in[i] = seed[i];
   in[32] = static_cast<uint8_t>(p.k);
   in[33] = static_cast<uint8_t>(p.l);
-  shake256(h, sizeof h, in, sizeof in);
+  shake256(h, sizeof h, in, p.round3 ? 32 : 34);
   const uint8_t* rho = h;
   const uint8_t* rhoprime = h + 32;
   for (int i = 0; i < 32; ++i) {
@@ -29,7 +31,7 @@ MLDSA_HD inline void keygen_task(const TaskParams& p, const uint8_t* seed, uint8
     sk[32 + i] = h[96 + i];  // K
   }
   const uint32_t eb = eta_poly_bytes(p);
-  uint8_t* sk_s1 = sk + 128;
+  uint8_t* sk_s1 = sk + sk_s1_offset(p);
   uint8_t* sk_s2 = sk_s1 + p.l * eb;
   uint8_t* sk_t0 = sk_s2 + p.k * eb;
 
@@ -60,8 +62,8 @@ MLDSA_HD inline void keygen_task(const TaskParams& p, const uint8_t* seed, uint8
     pack_bits(sk_t0 + i * kT0Bytes, t, 13, 1 << (kD - 1), true);
   }
 
-  // tr = H(pk, 64)  (line 8)
-  shake256(sk + 64, 64, pk, p.pk_bytes);
+  // tr = H(pk, 64)  (line 8); 32 bytes in round 3
+  shake256(sk + 64, p.tr_bytes, pk, p.pk_bytes);
 
   // Wipe the secrets this thread held (local memory outlives the task).
   wipe_words(h, sizeof h);

@@ -39,11 +39,15 @@ inline constexpr unsigned kMaxK = 8, kMaxL = 7;
 inline constexpr unsigned kT1Bytes = 320, kT0Bytes = 416;
 
 // The values of mldsa::Params a task reads, as a small POD passed to kernels by
-// value (mldsa::Params holds a host pointer, the name).
+// value (mldsa::Params holds a host pointer, the name). round3: the set is
+// CRYSTALS-Dilithium round 3's (cpu/mldsa.h lists what differs).
 struct TaskParams {
   uint32_t k, l, eta, tau, beta, gamma1_bits, omega;
   int32_t gamma1, gamma2;
-  uint32_t ctilde_bytes;  // lambda / 4
+  uint32_t ctilde_bytes;  // lambda / 4; 32 in round 3
+  uint32_t tr_bytes;      // 64; 32 in round 3
+  uint32_t rnd_bytes;     // 32; 64 in round 3 (rho'' itself)
+  uint32_t round3;
   uint32_t pk_bytes, sk_bytes, sig_bytes;
 };
 
@@ -58,7 +62,10 @@ inline TaskParams task_params(const Params& p) {
   t.omega = p.omega;
   t.gamma1 = p.gamma1;
   t.gamma2 = p.gamma2;
-  t.ctilde_bytes = p.lambda / 4;
+  t.ctilde_bytes = static_cast<uint32_t>(p.ctilde_bytes);
+  t.tr_bytes = static_cast<uint32_t>(p.tr_bytes);
+  t.rnd_bytes = static_cast<uint32_t>(p.rnd_bytes);
+  t.round3 = p.scheme == Scheme::dilithium_r3 ? 1 : 0;
   t.pk_bytes = static_cast<uint32_t>(p.pk_bytes);
   t.sk_bytes = static_cast<uint32_t>(p.sk_bytes);
   t.sig_bytes = static_cast<uint32_t>(p.sig_bytes);
@@ -66,6 +73,7 @@ inline TaskParams task_params(const Params& p) {
 }
 
 // Byte sizes of the encodings (FIPS 204 Section 7.2).
+MLDSA_HD inline uint32_t sk_s1_offset(const TaskParams& p) { return 64 + p.tr_bytes; }  // after rho, K, tr
 MLDSA_HD inline uint32_t eta_poly_bytes(const TaskParams& p) { return p.eta == 2 ? 96 : 128; }
 MLDSA_HD inline uint32_t eta_bits(const TaskParams& p) { return p.eta == 2 ? 3 : 4; }
 MLDSA_HD inline uint32_t z_poly_bytes(const TaskParams& p) { return 32 * (p.gamma1_bits + 1); }

@@ -5,7 +5,8 @@
 //   sign_expand_key   skDecode, ExpandA and the NTTs, once per key (Algorithm 7
 //                     lines 1-5); the result is a block of 32-bit words that
 //                     many tasks (one key, many messages) share.
-//   sign_rhopp        rho'' = H(K || rnd || mu, 64), once per task (line 7).
+//   sign_rhopp        rho'' = H(K || rnd || mu, 64), once per task (line 7);
+//                     round 3: H(K || mu, 64) or the 64 random bytes.
 //   sign_attempt      one iteration of the loop (lines 11-31) for attempt
 //                     number r, i.e. kappa = r * l: true and the signature
 //                     written iff this kappa's candidate is accepted.
@@ -37,7 +38,7 @@ MLDSA_HD inline void sign_expand_key(const TaskParams& p, const uint8_t* sk, int
   for (int i = 0; i < 32; ++i) kbytes[i] = sk[32 + i];  // K
   const uint8_t* rho = sk;
   const uint32_t eb = eta_poly_bytes(p);
-  const uint8_t* q = sk + 128;  // after rho, K, tr
+  const uint8_t* q = sk + sk_s1_offset(p);
   int32_t* s1 = key + sign_key_s1(p);
   for (uint32_t j = 0; j < p.l; ++j, q += eb) {
     unpack_bits(s1 + j * kN, q, eta_bits(p), static_cast<int32_t>(p.eta), true);
@@ -56,12 +57,23 @@ MLDSA_HD inline void sign_expand_key(const TaskParams& p, const uint8_t* sk, int
   expand_a(p, rho, key + sign_key_a(p));
 }
 
-// rho'' = H(K || rnd || mu, 64) with K from the expanded key.
-MLDSA_HD inline void sign_rhopp(const int32_t* key, const uint8_t rnd[32], const uint8_t mu[64], uint8_t rhopp[64]) {
+// rho'' = H(K || rnd || mu, 64) with K from the expanded key, rnd p.rnd_bytes
+// bytes (the core's sign_mu). Round 3: rnd itself when randomized, H(K || mu,
+// 64) when deterministic (rnd all zero; only that verdict steers the branch).
+MLDSA_HD inline void sign_rhopp(const TaskParams& p, const int32_t* key, const uint8_t* rnd, const uint8_t mu[64],
+                                uint8_t rhopp[64]) {
+  if (p.round3) {
+    uint32_t any = 0;
+    for (int i = 0; i < 64; ++i) any |= rnd[i];
+    if (any != 0) {
+      for (int i = 0; i < 64; ++i) rhopp[i] = rnd[i];
+      return;
+    }
+  }
   Sponge sp;
   sponge_init(sp, kShake256Rate);
   sponge_absorb(sp, reinterpret_cast<const uint8_t*>(key), 32);
-  sponge_absorb(sp, rnd, 32);
+  if (!p.round3) sponge_absorb(sp, rnd, 32);
   sponge_absorb(sp, mu, 64);
   sponge_finalize(sp);
   sponge_squeeze(sp, rhopp, 64);
@@ -216,7 +228,7 @@ MLDSA_HD inline void sign_encode(const TaskParams& p, const SignScratch& s, uint
 MLDSA_HD inline uint32_t sign_task(const TaskParams& p, const int32_t* key, const uint8_t* mu, const uint8_t* rnd,
                                    SignScratch& s, uint8_t* sig, uint32_t max_attempts) {
   uint8_t rhopp[64];
-  sign_rhopp(key, rnd, mu, rhopp);
+  sign_rhopp(p, key, rnd, mu, rhopp);
   uint32_t r = 0;
   while (r < max_attempts && !sign_attempt(p, key, mu, rhopp, r, s)) ++r;
   if (r < max_attempts) sign_encode(p, s, sig);

@@ -24,27 +24,31 @@ inline Status verify_result_status(uint8_t code) {
                                                                          : Status::verify_failed;
 }
 
-// mu = H(tr || M', 64)  (Algorithm 8 line 7).
-MLDSA_HD inline void message_mu_from_tr(const uint8_t tr[64], const uint8_t* mprime, size_t mprime_len,
-                                        uint8_t mu[64]) {
+// mu = H(tr || M', 64)  (Algorithm 8 line 7), tr p.tr_bytes bytes (round 3:
+// 32, and M' is the message).
+MLDSA_HD inline void message_mu_from_tr(const TaskParams& p, const uint8_t tr[64], const uint8_t* mprime,
+                                        size_t mprime_len, uint8_t mu[64]) {
   Sponge sp;
   sponge_init(sp, kShake256Rate);
-  sponge_absorb(sp, tr, 64);
+  sponge_absorb(sp, tr, p.tr_bytes);
   sponge_absorb(sp, mprime, mprime_len);
   sponge_finalize(sp);
   sponge_squeeze(sp, mu, 64);
 }
 
-// The same with tr = H(pk, 64)  (line 6).
+// The same with tr = H(pk, tr_bytes)  (line 6).
 MLDSA_HD inline void message_mu_task(const TaskParams& p, const uint8_t* pk, const uint8_t* mprime, size_t mprime_len,
                                      uint8_t mu[64]) {
   uint8_t tr[64];
-  shake256(tr, 64, pk, p.pk_bytes);
-  message_mu_from_tr(tr, mprime, mprime_len, mu);
+  shake256(tr, p.tr_bytes, pk, p.pk_bytes);
+  message_mu_from_tr(p, tr, mprime, mprime_len, mu);
 }
 
 // Layout of an expanded public key, in 32-bit words: tr (16 words, bytes),
-// then NTT(t1 * 2^d) (k polys) and A^ (k*l, row-major), in NTT form.
+// then NTT(t1 * 2^d) (k polys) and A^ (k*l, row-major), in NTT form. tr is
+// always H(pk, 64): round 3's tr, H(pk, 32), is its first 32 bytes (SHAKE256
+// output is a prefix of any longer output), so an expanded key is the same
+// for both schemes and the device caches may share a slot between them.
 MLDSA_HD inline uint32_t verify_key_t1(const TaskParams&) { return 16; }
 MLDSA_HD inline uint32_t verify_key_a(const TaskParams& p) { return 16 + kN * p.k; }
 MLDSA_HD inline uint32_t verify_key_words(const TaskParams& p) { return 16 + kN * (p.k + p.k * p.l); }

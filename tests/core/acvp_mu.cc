@@ -5,7 +5,7 @@
 
 namespace mldsa::test {
 
-std::vector<uint8_t> acvp_record_mu(const uint8_t tr[TR_BYTES], const AcvpRecord& r, std::string* why) {
+std::vector<uint8_t> acvp_record_mu(std::span<const uint8_t> tr, const AcvpRecord& r, std::string* why) {
   MuBuilder b;
   if (r.text("signatureInterface") == "internal") {
     if (r.flag("externalMu")) return r.bytes("mu");

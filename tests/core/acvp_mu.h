@@ -16,6 +16,6 @@ namespace mldsa::test {
 
 // Empty with *why set when the record cannot be run (an unknown hash, a
 // context the interface refuses).
-std::vector<uint8_t> acvp_record_mu(const uint8_t tr[TR_BYTES], const AcvpRecord& r, std::string* why);
+std::vector<uint8_t> acvp_record_mu(std::span<const uint8_t> tr, const AcvpRecord& r, std::string* why);
 
 }  // namespace mldsa::test

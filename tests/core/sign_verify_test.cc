@@ -204,7 +204,7 @@ TEST_P(SignVerify, DeterministicAndHedged) {
 TEST_P(SignVerify, TrIsHashOfPublicKey) {
   std::vector<uint8_t> want = openssl_shake256(pub().encoded(), TR_BYTES);
   ASSERT_EQ(want.size(), TR_BYTES);
-  EXPECT_EQ(std::vector<uint8_t>(pub().tr(), pub().tr() + TR_BYTES), want);
+  EXPECT_EQ(std::vector<uint8_t>(pub().tr().begin(), pub().tr().end()), want);
 }
 
 TEST_P(SignVerify, MuBuilderStreamsAndMatchesSign) {
@@ -230,7 +230,7 @@ TEST_P(SignVerify, MuBuilderStreamsAndMatchesSign) {
   EXPECT_EQ(std::vector<uint8_t>(one_shot, one_shot + MU_BYTES), std::vector<uint8_t>(streamed, streamed + MU_BYTES));
 
   // mu = H(tr || 0 || len(ctx) || ctx || M, 64) (Algorithm 7, line 6).
-  std::vector<uint8_t> tr(pub().tr(), pub().tr() + TR_BYTES);
+  std::vector<uint8_t> tr(pub().tr().begin(), pub().tr().end());
   EXPECT_EQ(std::vector<uint8_t>(one_shot, one_shot + MU_BYTES), openssl_shake256(concat({tr, pure_mprime(ctx_, msg)}), MU_BYTES));
 
   // sign over mu == sign over the message; each verifies through the other.
@@ -257,7 +257,7 @@ TEST_P(SignVerify, InternalInterfaceSignsMPrime) {
   b.init_internal(pub().tr());
   b.update(mprime);
   b.final(mu);
-  std::vector<uint8_t> tr(pub().tr(), pub().tr() + TR_BYTES);
+  std::vector<uint8_t> tr(pub().tr().begin(), pub().tr().end());
   EXPECT_EQ(std::vector<uint8_t>(mu, mu + MU_BYTES), openssl_shake256(concat({tr, mprime}), MU_BYTES));
 }
 
@@ -272,7 +272,7 @@ TEST_P(SignVerify, PrehashRoundTripEveryHash) {
 
     // mu = H(tr || 1 || len(ctx) || ctx || OID(h) || digest, 64) (Algorithm 4, lines 18-23).
     const uint8_t head[2] = {1, static_cast<uint8_t>(ctx_.size())};
-    std::vector<uint8_t> tr(pub().tr(), pub().tr() + TR_BYTES);
+    std::vector<uint8_t> tr(pub().tr().begin(), pub().tr().end());
     std::vector<uint8_t> want_mu = openssl_shake256(concat({tr, head, ctx_, hash_oid_der(h), digest}), MU_BYTES);
     uint8_t mu[MU_BYTES];
     MuBuilder b;

@@ -1,5 +1,6 @@
-// ct_check.cc - constant-time check of keygen and signing, under valgrind
-// memcheck or, built with MLDSA_CT_MSAN, under MemorySanitizer.
+// ct_check.cc - constant-time check of keygen and signing, ML-DSA and round-3
+// Dilithium, under valgrind memcheck or, built with MLDSA_CT_MSAN, under
+// MemorySanitizer.
 //
 // Secret inputs (seed, rnd, secret-key bytes) are marked undefined; the
 // checker then reports any branch or memory index that depends on them
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,10 +73,14 @@ void sign_messages(const mldsa::PrivateKey& key, const std::string& label) {
   if (!pub) return;
 
   const std::string messages[] = {"", "abc", std::string(300, 'x')};
-  const uint8_t ctx[] = {'c', 't'};
+  // Round 3 has no context; its first message is signed deterministically
+  // (zero rnd, still marked secret), the others with a secret rho''.
+  const bool round3 = p.scheme == mldsa::Scheme::dilithium_r3;
+  const uint8_t ctx_bytes[] = {'c', 't'};
+  const std::span<const uint8_t> ctx = round3 ? std::span<const uint8_t>() : std::span<const uint8_t>(ctx_bytes);
   for (size_t i = 0; i < std::size(messages); ++i) {
     std::vector<uint8_t> msg(messages[i].begin(), messages[i].end());
-    std::vector<uint8_t> rnd(mldsa::RND_BYTES, static_cast<uint8_t>(0x40 + i));
+    std::vector<uint8_t> rnd(p.rnd_bytes, round3 && i == 0 ? 0 : static_cast<uint8_t>(0x40 + i));
     mark_secret(rnd.data(), rnd.size());
     std::vector<uint8_t> sig(p.sig_bytes);
     Status st = mldsa::sign(key, msg, ctx, rnd.data(), sig.data());
@@ -86,7 +92,7 @@ void sign_messages(const mldsa::PrivateKey& key, const std::string& label) {
     // External mu with a secret rnd too (the path the provider's mu mode takes).
     uint8_t mu[mldsa::MU_BYTES];
     mldsa::MuBuilder b;
-    expect(b.init_pure(pub->tr(), ctx) == Status::ok, label + ": init_pure");
+    expect(b.init_message(p, pub->tr(), ctx) == Status::ok, label + ": init_message");
     b.update(msg);
     b.final(mu);
     mark_secret(rnd.data(), rnd.size());
@@ -113,7 +119,7 @@ int branch_on_secret() {
 void sign_encoded(const mldsa::Params& p, std::vector<uint8_t> sk, const mldsa::PublicKey& pub,
                   const std::string& label) {
   const uint8_t msg[] = {'m', 's', 'g'};
-  std::vector<uint8_t> rnd(mldsa::RND_BYTES, 0x5a);
+  std::vector<uint8_t> rnd(p.rnd_bytes, 0x5a);
   mark_secret(sk.data(), sk.size());
   mark_secret(rnd.data(), rnd.size());
   std::vector<uint8_t> sig(p.sig_bytes);
@@ -138,7 +144,8 @@ int main(int argc, char** argv) {
   }
   std::printf("ct_check: backend %s, %s%s\n", mldsa::backend_name(), checker(),
               mldsa::ct_declassify_disabled ? ", declassification off (must be reported)" : "");
-  for (mldsa::ParamSet id : {mldsa::ParamSet::ML_DSA_44, mldsa::ParamSet::ML_DSA_65, mldsa::ParamSet::ML_DSA_87}) {
+  for (mldsa::ParamSet id : {mldsa::ParamSet::ML_DSA_44, mldsa::ParamSet::ML_DSA_65, mldsa::ParamSet::ML_DSA_87,
+                             mldsa::ParamSet::DILITHIUM2, mldsa::ParamSet::DILITHIUM3, mldsa::ParamSet::DILITHIUM5}) {
     const mldsa::Params& p = mldsa::params(id);
     const std::string name = p.name;
 

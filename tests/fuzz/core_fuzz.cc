@@ -4,7 +4,8 @@
 // backend first and then on each vector backend, which must give the same
 // status and bytes; a key that loads must sign what its public key verifies.
 //
-// Input: operation (byte 0, mod 4), then the operation's bytes (a key, or a
+// Input: operation (byte 0, mod 4) and parameter set (byte 0 >> 2, mod 6:
+// ML-DSA-44/65/87, round-3 Dilithium2/3/5), then the operation's bytes (a key, or a
 // public key's length-prefixed bytes followed by a signature).
 #include "cpu/mldsa.h"
 
@@ -35,14 +36,20 @@ struct Result {
 
 const uint8_t kMsg[] = {'c', 'o', 'r', 'e'};
 const uint8_t kCtx[] = {'c'};
-const uint8_t kZero[mldsa::RND_BYTES] = {};
+const uint8_t kZero[mldsa::MAX_RND_BYTES] = {};  // deterministic, either scheme
+
+// The context the operations use: round 3 has none.
+std::span<const uint8_t> ctx_for(const mldsa::Params& p) {
+  if (p.scheme == mldsa::Scheme::dilithium_r3) return {};
+  return kCtx;
+}
 
 // A loaded private key signs (deterministically) what its public key verifies.
 Result sign_with(const mldsa::PrivateKey& key) {
   Result r;
   r.bytes.resize(key.params().sig_bytes);
-  r.status = mldsa::sign(key, kMsg, kCtx, kZero, r.bytes.data());
-  if (r.status == Status::ok && mldsa::verify(key.public_key(), kMsg, kCtx, r.bytes) != Status::ok)
+  r.status = mldsa::sign(key, kMsg, ctx_for(key.params()), kZero, r.bytes.data());
+  if (r.status == Status::ok && mldsa::verify(key.public_key(), kMsg, ctx_for(key.params()), r.bytes) != Status::ok)
     fail("a signature of a loaded key does not verify", mldsa::backend_name());
   return r;
 }
@@ -56,7 +63,7 @@ Result run(unsigned op, const mldsa::Params& p, std::span<const uint8_t> in) {
       if (in.size() - 2 < n) return r;
       std::unique_ptr<mldsa::PublicKey> pub;
       r.status = mldsa::PublicKey::decode(p, in.subspan(2, n), pub);
-      if (r.status == Status::ok) r.status = mldsa::verify(*pub, kMsg, kCtx, in.subspan(2 + n));
+      if (r.status == Status::ok) r.status = mldsa::verify(*pub, kMsg, ctx_for(p), in.subspan(2 + n));
       return r;
     }
     case 1: {  // from_sk + sign
@@ -66,7 +73,7 @@ Result run(unsigned op, const mldsa::Params& p, std::span<const uint8_t> in) {
     }
     case 2: {  // sign_encoded (skDecode's range checks only)
       r.bytes.resize(p.sig_bytes);
-      r.status = mldsa::sign_encoded(p, in, kMsg, kCtx, kZero, r.bytes.data());
+      r.status = mldsa::sign_encoded(p, in, kMsg, ctx_for(p), kZero, r.bytes.data());
       if (r.status != Status::ok) r.bytes.clear();
       return r;
     }
@@ -83,7 +90,7 @@ Result run(unsigned op, const mldsa::Params& p, std::span<const uint8_t> in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const unsigned op = data[0] & 3;
-  const mldsa::Params& p = mldsa::params(static_cast<mldsa::ParamSet>((data[0] >> 2) % 3));
+  const mldsa::Params& p = mldsa::params(static_cast<mldsa::ParamSet>((data[0] >> 2) % mldsa::PARAM_SET_COUNT));
   const std::span<const uint8_t> in(data + 1, size - 1);
   if (!mldsa::select_backend("ref")) fail("no ref backend", "ref");
   const Result ref = run(op, p, in);

@@ -4,8 +4,9 @@
 // must re-encode and decode to the same key, survive export/import, and (a
 // private one) sign what its public key verifies.
 //
-// Input: one selector byte (bit 0: PEM; bits 1-2: structure; bits 3-4:
-// parameter set), then the encoding.
+// Input: one selector byte (bit 0: PEM; bits 1-2: structure; bits 3-5:
+// parameter set: none, ML-DSA-44/65/87, dilithium2/3/5, none), then the
+// encoding.
 #include "tests/fuzz/provider_env.h"
 
 #include <openssl/core_names.h>
@@ -80,9 +81,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const uint8_t sel = data[0];
   const char* const structures[] = {nullptr, "SubjectPublicKeyInfo", "PrivateKeyInfo", "EncryptedPrivateKeyInfo"};
-  const char* const keytypes[] = {nullptr, "ML-DSA-44", "ML-DSA-65", "ML-DSA-87"};
+  const char* const keytypes[] = {nullptr,      "ML-DSA-44",  "ML-DSA-65",  "ML-DSA-87",
+                                  "dilithium2", "dilithium3", "dilithium5", nullptr};
   EVP_PKEY* pkey = decode(data + 1, size - 1, (sel & 1) ? "PEM" : "DER", structures[(sel >> 1) & 3],
-                          keytypes[(sel >> 3) & 3]);
+                          keytypes[(sel >> 3) & 7]);
   if (pkey != nullptr && mldsa::fuzz::is_mldsa(pkey)) {
     round_trip(pkey, EVP_PKEY_PUBLIC_KEY, "SubjectPublicKeyInfo");
     export_import(pkey, EVP_PKEY_PUBLIC_KEY);

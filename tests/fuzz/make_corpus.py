@@ -5,9 +5,10 @@ from keys and signatures the openssl CLI makes with the built provider.
 Usage: make_corpus.py --openssl BIN --provider-dir DIR [--out DIR]
 
 decoder/  one selector byte (bit 0 PEM, bits 1-2 structure: any, SPKI,
-          PrivateKeyInfo, EncryptedPrivateKeyInfo; bits 3-4 parameter set:
-          any, 44, 65, 87), then a key file;
-verify/   per parameter set the start-up triple of verify_fuzz.cc;
+          PrivateKeyInfo, EncryptedPrivateKeyInfo; bits 3-5 parameter set:
+          any, 44, 65, 87, dilithium2, 3, 5), then a key file;
+verify/   per parameter set (ML-DSA and round-3 Dilithium) the start-up triple
+          of verify_fuzz.cc;
 core/     per operation of core_fuzz.cc a key (and signature) that works.
 """
 import argparse
@@ -18,6 +19,9 @@ import tempfile
 SETS = ["ML-DSA-44", "ML-DSA-65", "ML-DSA-87"]
 SEED = bytes(range(32))  # verify_fuzz.cc's key seed
 SK_BYTES = {"ML-DSA-44": 2560, "ML-DSA-65": 4032, "ML-DSA-87": 4896}
+# Round-3 Dilithium (parameter sets 3-5 of core_fuzz.cc and decoder_fuzz.cc):
+# pk and sk bytes. PKCS#8 holds OCTET STRING(sk || pk).
+ROUND3 = {"dilithium2": (1312, 2528), "dilithium3": (1952, 4000), "dilithium5": (2592, 4864)}
 STRUCT = {"any": 0, "spki": 1, "pki": 2, "epki": 3}
 
 
@@ -78,6 +82,31 @@ def main():
         pk = spki[-{"ML-DSA-44": 1312, "ML-DSA-65": 1952, "ML-DSA-87": 2592}[name]:]
         bare = ossl("pkey", "-in", key, "-outform", "DER", env={"MLDSA_ACCEL_OUTPUT_FORMATS": "bare-priv"})
         sk = bare[-SK_BYTES[name]:]
+        put("core", name + "-verify", bytes([0 | i << 2]) + len(pk).to_bytes(2, "big") + pk + sig)
+        put("core", name + "-from-sk", bytes([1 | i << 2]) + sk)
+        put("core", name + "-sign-encoded", bytes([2 | i << 2]) + sk)
+        put("core", name + "-from-seed", bytes([3 | i << 2]) + SEED)
+
+    # Round 3: no context string.
+    for j, (name, (pk_bytes, sk_bytes)) in enumerate(ROUND3.items()):
+        i = 3 + j
+        key = os.path.join(tmp, name + ".pem")
+        ossl("genpkey", "-algorithm", name, "-pkeyopt", "hexseed:" + SEED.hex(), "-out", key)
+        sel = bytes([(STRUCT["pki"] << 1) | (i + 1) << 3])
+        pki = ossl("pkey", "-in", key, "-outform", "DER")
+        put("decoder", name + "-pki.der", sel + pki)
+        put("decoder", name + "-spki.der", bytes([(STRUCT["spki"] << 1) | (i + 1) << 3]) +
+            ossl("pkey", "-in", key, "-pubout", "-outform", "DER"))
+        msg_path = os.path.join(tmp, "msg")
+        with open(msg_path, "wb") as f:
+            f.write(b"verify-fuzz")
+        sig = ossl("pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", msg_path, "-pkeyopt", "deterministic:1")
+        put("verify", name, bytes([i, 0, 11]) + b"verify-fuzz" + sig)
+        with open(msg_path, "wb") as f:
+            f.write(b"core")
+        sig = ossl("pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", msg_path, "-pkeyopt", "deterministic:1")
+        pk = ossl("pkey", "-in", key, "-pubout", "-outform", "DER")[-pk_bytes:]
+        sk = pki[-(sk_bytes + pk_bytes):-pk_bytes]
         put("core", name + "-verify", bytes([0 | i << 2]) + len(pk).to_bytes(2, "big") + pk + sig)
         put("core", name + "-from-sk", bytes([1 | i << 2]) + sk)
         put("core", name + "-sign-encoded", bytes([2 | i << 2]) + sk)

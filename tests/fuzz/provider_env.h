@@ -36,7 +36,10 @@ inline OSSL_LIB_CTX* libctx() {
 }
 
 inline bool is_mldsa(const EVP_PKEY* pkey) {
-  return EVP_PKEY_is_a(pkey, "ML-DSA-44") || EVP_PKEY_is_a(pkey, "ML-DSA-65") || EVP_PKEY_is_a(pkey, "ML-DSA-87");
+  static const char* const kNames[] = {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87", "dilithium2", "dilithium3", "dilithium5"};
+  for (const char* name : kNames)
+    if (EVP_PKEY_is_a(pkey, name)) return true;
+  return false;
 }
 
 }  // namespace mldsa::fuzz

@@ -1,10 +1,12 @@
 // verify_fuzz.cc - EVP verification with a fuzzed signature, message and
 // context string, for one key per parameter set. At start-up each key signs
-// one message with one context; no other (signature, message, context) may
-// ever verify: an accept of anything else aborts (ML-DSA signatures are
+// one message with one context (none for round-3 Dilithium, which has no
+// context string); no other (signature, message, context) may ever verify: an
+// accept of anything else aborts (ML-DSA and Dilithium signatures are
 // strongly unforgeable, and their encoding is unique).
 //
-// Input: parameter set (byte 0, mod 3), context length (byte 1) and that
+// Input: parameter set (byte 0, mod 6: ML-DSA-44/65/87, dilithium2/3/5),
+// context length (byte 1) and that
 // many bytes, message length (next byte) and that many bytes, the rest is
 // the signature. tests/fuzz/corpus/verify/ holds the start-up triples.
 #include "tests/fuzz/provider_env.h"
@@ -22,13 +24,15 @@ using mldsa::fuzz::fail;
 using mldsa::fuzz::libctx;
 
 // The fixed key, message and context (tests/fuzz/make_corpus.sh uses the same).
-constexpr const char* kNames[] = {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87"};
+constexpr const char* kNames[] = {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87", "dilithium2", "dilithium3", "dilithium5"};
+constexpr size_t kSets = sizeof(kNames) / sizeof(kNames[0]);
 constexpr uint8_t kMessage[] = {'v', 'e', 'r', 'i', 'f', 'y', '-', 'f', 'u', 'z', 'z'};
 constexpr uint8_t kContext[] = {'c', 't', 'x'};
 
 struct Signer {
   EVP_PKEY* pkey = nullptr;
-  std::vector<uint8_t> sig;  // the one signature made at start-up
+  std::span<const uint8_t> ctx;  // kContext, or empty for round 3
+  std::vector<uint8_t> sig;      // the one signature made at start-up
 };
 
 bool same(std::span<const uint8_t> a, std::span<const uint8_t> b) {
@@ -52,12 +56,13 @@ const Signer& signer(size_t set) {
   // Never destroyed (nor its keys freed): still reachable at exit, so no leak report.
   static const std::vector<Signer>& signers = *new std::vector<Signer>([] {
     std::vector<Signer> out;
-    for (const char* name : kNames) {
+    for (size_t i = 0; i < kSets; ++i) {
       Signer s;
-      s.pkey = key_from_seed(name);
+      s.pkey = key_from_seed(kNames[i]);
+      if (i < 3) s.ctx = kContext;
       int det = 1;
       OSSL_PARAM p[] = {OSSL_PARAM_int("deterministic", &det),
-                        OSSL_PARAM_octet_string("context-string", const_cast<uint8_t*>(kContext), sizeof kContext),
+                        OSSL_PARAM_octet_string("context-string", const_cast<uint8_t*>(s.ctx.data()), s.ctx.size()),
                         OSSL_PARAM_END};
       size_t len = 0;
       EVP_MD_CTX* md = EVP_MD_CTX_new();
@@ -91,7 +96,7 @@ bool verify(const Signer& s, std::span<const uint8_t> ctx, std::span<const uint8
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> in(data, size);
   if (in.size() < 2) return 0;
-  const Signer& s = signer(in[0] % 3);
+  const Signer& s = signer(in[0] % kSets);
   const size_t ctx_len = in[1];
   in = in.subspan(2);
   if (in.size() < ctx_len + 1) return 0;
@@ -101,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (in.size() < msg_len) return 0;
   const auto msg = in.first(msg_len);
   const auto sig = in.subspan(msg_len);
-  if (verify(s, ctx, msg, sig) && !(same(sig, s.sig) && same(msg, kMessage) && same(ctx, kContext)))
+  if (verify(s, ctx, msg, sig) && !(same(sig, s.sig) && same(msg, kMessage) && same(ctx, s.ctx)))
     fail("accepted a signature that was never made");
   ERR_clear_error();
   return 0;

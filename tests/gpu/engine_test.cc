@@ -33,6 +33,7 @@
 #include "kernels/sim_device.h"
 #include "tests/core/acvp_mu.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/core/nist_kat.h"
 #include "tests/core/test_keys.h"
 #include "tests/gpu/gpu_test_util.h"
 
@@ -582,6 +583,142 @@ TEST_P(EngineTest, KeyCacheHitsAndEvictionsStayExact) {
     for (size_t i = 0; i < n; ++i)
       wrong += st[i] != Status::ok || !std::equal(want[i].begin(), want[i].end(), sigs.begin() + static_cast<long>(i * p.sig_bytes));
     EXPECT_EQ(wrong, 0u) << e->logical_devices() << " logical device(s)";
+  }
+}
+
+// Round-3 Dilithium batches: keys from the KAT seeds equal the KAT's, and
+// random seeds the core's; signatures from mu (deterministic, the caller's
+// rho'', hedged) equal the core's (the deterministic KAT ones its bytes);
+// verification of {msg} items (M' = msg on the device, or on the host for a
+// long one), {mu} items, tampered ones and a context (refused as the core
+// refuses it) gives the core's verdicts. The same public key bytes then go
+// through the cached path as an ML-DSA key: the shared cache slot (the tr
+// there is H(pk, 64), round 3's its first 32 bytes) serves both, and neither
+// scheme accepts the other's signature.
+TEST_P(EngineTest, RoundThreeMatchesTheCore) {
+  for (ParamSet set : {ParamSet::DILITHIUM2, ParamSet::DILITHIUM3, ParamSet::DILITHIUM5}) {
+    const Params& p = params(set);
+    const Params& twin = params(static_cast<ParamSet>(static_cast<int>(set) - 3));
+    SCOPED_TRACE(p.name);
+    const KatFile file = load_round3_kat(p.name);
+    ASSERT_TRUE(file.error.empty()) << file.error;
+    const std::vector<KatRecord>& kat = file.records;
+    ASSERT_EQ(kat.size(), 2u);
+    // KeyGen: the KAT seeds (zeta from the KAT's DRBG) and random ones (a
+    // few with the cooperative kernels on the host SIMT, which are slow).
+    const size_t kRandom = coop_sim() ? 2 : 10;
+    const size_t n = kat.size() + kRandom;
+    std::mt19937_64 rng(0xD1 + static_cast<int>(set));
+    Bytes seeds;
+    for (const KatRecord& r : kat) {
+      const Bytes zeta = kat_keygen_seed(from_hex(r.at("seed")));
+      seeds.insert(seeds.end(), zeta.begin(), zeta.end());
+    }
+    for (size_t i = 0; i < kRandom * SEED_BYTES; ++i) seeds.push_back(static_cast<uint8_t>(rng()));
+    std::vector<std::unique_ptr<PrivateKey>> keys(n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(PrivateKey::from_seed(p, {seeds.data() + i * SEED_BYTES, SEED_BYTES}, keys[i]), Status::ok);
+    for (Engine* e : engines()) {
+      Bytes pks(n * p.pk_bytes), sks(n * p.sk_bytes);
+      ASSERT_TRUE(e->keygen(p, seeds.data(), n, pks.data(), sks.data()).ok());
+      for (size_t i = 0; i < n; ++i) {
+        EXPECT_TRUE(std::ranges::equal(keys[i]->public_key().encoded(), std::span(pks).subspan(i * p.pk_bytes, p.pk_bytes))) << i;
+        EXPECT_TRUE(std::ranges::equal(keys[i]->encoded(), std::span(sks).subspan(i * p.sk_bytes, p.sk_bytes))) << i;
+      }
+      for (size_t i = 0; i < kat.size(); ++i)
+        EXPECT_EQ(Bytes(pks.begin() + i * p.pk_bytes, pks.begin() + (i + 1) * p.pk_bytes), from_hex(kat[i].at("pk")));
+    }
+    // Messages: the KAT's, then random ones; mu = H(tr || msg).
+    std::vector<Bytes> msgs, mus;
+    for (size_t i = 0; i < n; ++i) {
+      Bytes m = i < kat.size() ? from_hex(kat[i].at("msg")) : Bytes(rng() % 200);
+      if (i >= kat.size())
+        for (auto& b : m) b = static_cast<uint8_t>(rng());
+      MuBuilder b;
+      ASSERT_EQ(b.init_message(p, keys[i]->public_key().tr(), {}), Status::ok);
+      b.update(m);
+      mus.emplace_back(MU_BYTES);
+      b.final(mus.back().data());
+      msgs.push_back(std::move(m));
+    }
+    // Signing: zero rnd (deterministic) for the KATs and every third, the
+    // caller's 64-byte rho'' for the rest.
+    Bytes rnds(n * p.rnd_bytes);
+    for (auto& b : rnds) b = static_cast<uint8_t>(rng());
+    for (size_t i = 0; i < n; ++i)
+      if (i < kat.size() || i % 3 == 0) std::fill_n(rnds.begin() + static_cast<long>(i * p.rnd_bytes), p.rnd_bytes, 0);
+    std::vector<SignItem> items(n);
+    std::vector<Bytes> want(n, Bytes(p.sig_bytes));
+    for (size_t i = 0; i < n; ++i) {
+      items[i] = {keys[i]->encoded().data(), mus[i].data(), rnds.data() + i * p.rnd_bytes};
+      ASSERT_EQ(sign_mu(*keys[i], mus[i], rnds.data() + i * p.rnd_bytes, want[i].data()), Status::ok);
+    }
+    for (size_t i = 0; i < kat.size(); ++i) {
+      const Bytes sm = from_hex(kat[i].at("sm"));
+      EXPECT_EQ(want[i], Bytes(sm.begin(), sm.begin() + static_cast<long>(p.sig_bytes)));
+    }
+    expect_signs(engines(), p, items, want, std::string(p.name) + " signing");
+    // Hedged: fresh 64-byte rho'' drawn by the engine; the signatures verify.
+    std::vector<SignItem> hedged(items);
+    for (auto& it : hedged) it.rnd = nullptr;
+    Bytes hsigs(n * p.sig_bytes);
+    std::vector<Status> hst(n);
+    ASSERT_TRUE(engine_->sign(p, hedged.data(), n, hsigs.data(), hst.data()).ok());
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(hst[i], Status::ok);
+      EXPECT_EQ(verify_mu(keys[i]->public_key(), mus[i], {hsigs.data() + i * p.sig_bytes, p.sig_bytes}), Status::ok);
+    }
+    // Verification: {msg} and {mu} items, a tampered signature, a changed
+    // message, a context, a message too long to stage.
+    const Bytes ctx = {'c'};
+    const Bytes long_msg(50000, 0x5A);
+    Bytes long_sig(p.sig_bytes);
+    ASSERT_EQ(sign(*keys[0], long_msg, {}, nullptr, long_sig.data()), Status::ok);
+    std::vector<Bytes> sigs = want;
+    sigs[1][5] ^= 1;
+    std::vector<VerifyItem> v;
+    std::vector<Status> vwant;
+    for (size_t i = 0; i < n; ++i) {
+      const uint8_t* pk = keys[i]->public_key().encoded().data();
+      v.push_back({pk, sigs[i].data(), p.sig_bytes, nullptr, msgs[i].data(), msgs[i].size(), nullptr, 0});
+      v.push_back({pk, sigs[i].data(), p.sig_bytes, mus[i].data(), nullptr, 0, nullptr, 0});
+      vwant.push_back(verify(keys[i]->public_key(), msgs[i], {}, sigs[i]));
+      vwant.push_back(verify_mu(keys[i]->public_key(), mus[i], sigs[i]));
+    }
+    v.push_back({keys[2]->public_key().encoded().data(), sigs[2].data(), p.sig_bytes, nullptr, msgs[3].data(),
+                 msgs[3].size(), nullptr, 0});
+    vwant.push_back(Status::verify_failed);
+    v.push_back({keys[2]->public_key().encoded().data(), sigs[2].data(), p.sig_bytes, nullptr, msgs[2].data(),
+                 msgs[2].size(), ctx.data(), ctx.size()});
+    vwant.push_back(Status::context_unsupported);
+    v.push_back({keys[0]->public_key().encoded().data(), long_sig.data(), p.sig_bytes, nullptr, long_msg.data(),
+                 long_msg.size(), nullptr, 0});
+    vwant.push_back(Status::ok);
+    EXPECT_EQ(vwant[2], Status::verify_failed);  // the tampered one
+    EXPECT_EQ(verify(keys[2]->public_key(), msgs[2], ctx, sigs[2]), Status::context_unsupported);
+    for (Engine* e : engines()) {
+      std::vector<Status> got(v.size(), Status::internal_error);
+      ASSERT_TRUE(e->verify(p, v.data(), v.size(), got.data()).ok());
+      EXPECT_EQ(got, vwant) << e->logical_devices();
+    }
+    // The same pk bytes as the ML-DSA set of the same shape, through the cache
+    // (engine_ keeps it across calls): the core's verdicts there too, which
+    // for a message are never "ok" (its mu is another); then the round-3 key
+    // still verifies as before.
+    std::vector<VerifyItem> as_twin(v.begin(), v.begin() + 2 * static_cast<long>(n));
+    std::vector<Status> twin_want;
+    for (size_t i = 0; i < n; ++i) {
+      std::unique_ptr<PublicKey> tp;
+      ASSERT_EQ(PublicKey::decode(twin, keys[i]->public_key().encoded(), tp), Status::ok);
+      twin_want.push_back(verify(*tp, msgs[i], {}, sigs[i]));
+      twin_want.push_back(verify_mu(*tp, mus[i], sigs[i]));
+      EXPECT_NE(twin_want[2 * i], Status::ok) << i;
+    }
+    std::vector<Status> got(as_twin.size(), Status::internal_error);
+    ASSERT_TRUE(engine_->verify(twin, as_twin.data(), as_twin.size(), got.data()).ok());
+    EXPECT_EQ(got, twin_want);
+    got.assign(v.size(), Status::internal_error);
+    ASSERT_TRUE(engine_->verify(p, v.data(), v.size(), got.data()).ok());
+    EXPECT_EQ(got, vwant);
   }
 }
 

@@ -350,7 +350,7 @@ struct Work {
       gpu::sign_expand_key(tp, sign_items[i].sk, xkey.data());
       sim.watch_secret(reinterpret_cast<const uint8_t*>(xkey.data() + gpu::sign_key_s1(tp)), 64);
       uint8_t rhopp[64];
-      gpu::sign_rhopp(xkey.data(), sign_items[i].rnd, sign_items[i].mu, rhopp);
+      gpu::sign_rhopp(tp, xkey.data(), sign_items[i].rnd, sign_items[i].mu, rhopp);
       sim.watch_secret(rhopp, sizeof rhopp);
     }
     secure_zero(xkey.data(), xkey.size() * sizeof(int32_t));

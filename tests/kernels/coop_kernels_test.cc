@@ -5,7 +5,8 @@
 // signatures, the key expansion against the thread code's (word for word),
 // and signing through the whole loop kernel under the dynamic schedule
 // (several units, speculation) and the per-task loop, on the ACVP sigGen
-// vectors and random keys, every parameter set. Every launch also runs the
+// vectors and random keys, every parameter set (the random cases also for
+// round-3 Dilithium2/3/5). Every launch also runs the
 // host SIMT's checks (races, barriers, bounds): any finding fails the test.
 //
 // MLDSA_ACCEL_COOP_CASES: random cases per parameter set (default 6, 2 in
@@ -214,9 +215,11 @@ TEST_P(CoopRandom, VerifyJudgesAsTheCore) {
     Bytes msg(rng() % 200), ctx(rng() % 3 == 0 ? rng() % 40 : 0);
     for (auto& b : msg) b = static_cast<uint8_t>(rng());
     for (auto& b : ctx) b = static_cast<uint8_t>(rng());
+    const bool round3 = p.scheme == Scheme::dilithium_r3;  // no context; M' = msg
+    if (round3) ctx.clear();
     Bytes sig(p.sig_bytes);
     ASSERT_EQ(sign(*keys[i], msg, ctx, nullptr, sig.data()), Status::ok);
-    const Bytes mprime = pure_mprime(ctx, msg);
+    const Bytes mprime = round3 ? msg : pure_mprime(ctx, msg);
     MuBuilder b;
     b.init_internal(pub.tr());
     b.update(mprime);
@@ -298,7 +301,7 @@ TEST_P(CoopRandom, ExpandedKeysEqualTheThreadCode) {
     b.key_index.push_back(k);
   }
   b.mus.assign(3 * 64, 1);
-  b.rnds.assign(3 * 32, 0);
+  b.rnds.assign(3 * p.rnd_bytes, 0);
   coop_sign(p, b, 1, false);
   for (uint32_t k = 0; k < 3; ++k) {
     std::vector<int32_t> want(gpu::sign_key_words(tp));
@@ -367,7 +370,7 @@ TEST_P(CoopRandom, SignEqualsTheCore) {
   b.nkeys = static_cast<uint32_t>(keys.size());
   b.n = static_cast<uint32_t>(n);
   b.mus.resize(n * 64);
-  b.rnds.resize(n * 32);
+  b.rnds.resize(n * p.rnd_bytes);
   for (auto& x : b.mus) x = static_cast<uint8_t>(rng());
   for (auto& x : b.rnds) x = static_cast<uint8_t>(rng());
   for (size_t i = 0; i < n; ++i) b.key_index.push_back(static_cast<uint32_t>(i / 2));
@@ -375,7 +378,7 @@ TEST_P(CoopRandom, SignEqualsTheCore) {
   std::vector<uint32_t> first(n);
   for (size_t i = 0; i < n; ++i) {
     Bytes want(p.sig_bytes);
-    ASSERT_EQ(sign_mu(*keys[i / 2], {b.mus.data() + i * 64, 64}, b.rnds.data() + i * 32, want.data()), Status::ok);
+    ASSERT_EQ(sign_mu(*keys[i / 2], {b.mus.data() + i * 64, 64}, b.rnds.data() + i * p.rnd_bytes, want.data()), Status::ok);
     EXPECT_TRUE(std::equal(want.begin(), want.end(), b.sigs.begin() + static_cast<long>(i * p.sig_bytes))) << "task " << i;
     first[i] = best_of(b, static_cast<uint32_t>(i));
   }
@@ -384,6 +387,8 @@ TEST_P(CoopRandom, SignEqualsTheCore) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllParamSets, CoopRandom, ::testing::ValuesIn(kAllParamSets), param_name);
+INSTANTIATE_TEST_SUITE_P(RoundThree, CoopRandom,
+                         ::testing::Values(ParamSet::DILITHIUM2, ParamSet::DILITHIUM3, ParamSet::DILITHIUM5), param_name);
 
 }  // namespace
 }  // namespace mldsa::test

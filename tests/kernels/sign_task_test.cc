@@ -274,7 +274,7 @@ TEST(SignScheduler, HostThreadsSignLikeTheCore) {
       const Bytes rnd = random_bytes(RND_BYTES);
       ASSERT_EQ(sign_mu(*key, mus[t], rnd.data(), want[t].data()), Status::ok);
       Bytes rhopp(64);
-      gpu::sign_rhopp(xkey.data(), rnd.data(), mus[t].data(), rhopp.data());
+      gpu::sign_rhopp(gpu::task_params(p), xkey.data(), rnd.data(), mus[t].data(), rhopp.data());
       rhopps.push_back(rhopp);
     }
     for (int speculate = 0; speculate < 2; ++speculate) {

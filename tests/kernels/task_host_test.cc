@@ -60,7 +60,7 @@ bool check_verify(const PublicKey& pub, const Bytes& mu, const Bytes& sig, const
   EXPECT_EQ(task, core) << what;
   std::vector<int32_t> xpk(gpu::verify_key_words(tp));
   gpu::verify_expand_key(tp, pub.encoded().data(), xpk.data());
-  EXPECT_TRUE(std::equal(pub.tr(), pub.tr() + TR_BYTES, reinterpret_cast<const uint8_t*>(xpk.data()))) << what;
+  EXPECT_TRUE(std::ranges::equal(pub.tr(), std::span(reinterpret_cast<const uint8_t*>(xpk.data()), pub.tr().size()))) << what;
   const Status expanded = gpu::verify_result_status(gpu::verify_task(tp, nullptr, xpk.data(), mu.data(), sig.data()));
   EXPECT_EQ(expanded, core) << what << " (expanded key)";
   return task == Status::ok;
