@@ -229,9 +229,10 @@ void Router::probe() {
     return;
   }
   std::string why;
-  // The engine's chunks are sized for the batches it will get: a user's
-  // limit, else its own default (the devices' capacity sets the batch limit).
-  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(cfg_.max_batch_set ? cfg_.limits.max_batch : 0, &why);
+  // Chunks (and the buffers made for each stream) of at most the configured
+  // batch limit (1024 unless set): a bigger batch is split into chunks across
+  // the streams, and buffers for 8192-item chunks would take gigabytes.
+  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(cfg_.limits.max_batch, &why);
   if (gpu == nullptr) {
     install(nullptr, "none: " + why);
     return;

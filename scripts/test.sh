@@ -141,7 +141,9 @@ tsan_stage() {
   # The interop tests load the instrumented module into an uninstrumented openssl
   # (the TSan runtime cannot be loaded that late): the release stage runs them.
   echo "skipped under TSan: tests labelled interop (run in release)"
-  run_ctest "$dir" -L 'router|gpusim' -LE interop -E 'Forked|EngineTest\.(Acvp|RandomCases|KeyCacheHits|RoundThree)' --no-tests=error
+  # The cooperative kernels' hedged-signing run exceeds the engine's chunk timeout under TSan.
+  echo "skipped under TSan: coop.*EngineTest.HedgedSigningVerifiesAndIsFresh* (run in release and asan)"
+  run_ctest "$dir" -L 'router|gpusim' -LE interop -E 'Forked|EngineTest\.(Acvp|RandomCases|KeyCacheHits|RoundThree)|coop\..*HedgedSigning' --no-tests=error
 }
 
 cuda_opts=()
