@@ -56,6 +56,18 @@ MLDSA_DEV inline void lane_rej_bounded_poly(Seed rhoprime, uint16_t nonce, uint3
   wipe_words(in, 64);
 }
 
+// c~ = H(mu || w1Encode(w1), lambda/4) (Algorithm 7 line 15, Algorithm 8
+// line 12) by the warp: hash holds mu and the packed w1 (shared), c~ goes to
+// ct; the warp has synchronised when it returns. Signing and verifying both.
+MLDSA_DEV inline void warp_challenge_seed(const TaskParams& p, Shared<uint8_t> hash, Shared<uint8_t> ct) {
+  WarpSponge sp;
+  warp_sponge_init(sp, kShake256Rate);
+  warp_absorb(sp, hash, 64 + p.k * 32 * w1_bits(p));
+  warp_finalize(sp);
+  warp_squeeze(sp, ct, p.ctilde_bytes);
+  simt::sync_warp();
+}
+
 // ExpandMask's stream for one polynomial (Algorithm 34 line 4) by the warp:
 // SHAKE256 of rho'' (64 bytes, global) || nonce, `blocks` whole blocks of
 // 136 bytes into out (shared, 8-byte aligned). Secret: the state is cleared.

@@ -172,12 +172,7 @@ MLDSA_DEV inline bool block_sign_attempt(const TaskParams& p, const SignShared& 
   // c~ = H(mu || w1Encode(w1))  (line 15), c = SampleInBall(c~), c^ = NTT(c)  (lines 16-17)
   if (w == 0) {
     const Shared<uint8_t> ct = simt::shared_at<uint8_t>(S.ctilde);
-    WarpSponge sp;
-    warp_sponge_init(sp, kShake256Rate);
-    warp_absorb(sp, hash, 64 + p.k * 32 * w1b);
-    warp_finalize(sp);
-    warp_squeeze(sp, ct, p.ctilde_bytes);
-    simt::sync_warp();
+    warp_challenge_seed(p, hash, ct);
     const Shared<int32_t> c = S.poly(S.cpoly, 0);
     warp_sample_in_ball(c, ct, p.ctilde_bytes, p.tau, simt::shared_at<uint8_t>(S.ball));
     Frag f = load_strided(c);

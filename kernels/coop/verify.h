@@ -182,12 +182,7 @@ MLDSA_DEV inline uint8_t block_verify(const TaskParams& p, const uint8_t* pk, co
   // c~' = H(mu || w1Encode(w1'), lambda/4)  (line 12), compared with c~.
   if (w == 0) {
     const Shared<uint8_t> ct = simt::shared_at<uint8_t>(S.ctilde);
-    WarpSponge sp;
-    warp_sponge_init(sp, kShake256Rate);
-    warp_absorb(sp, hash, 64 + p.k * 32 * w1b);
-    warp_finalize(sp);
-    warp_squeeze(sp, ct, p.ctilde_bytes);
-    simt::sync_warp();
+    warp_challenge_seed(p, hash, ct);
     uint32_t diff = 0;
     for (unsigned b = l; b < p.ctilde_bytes; b += simt::kWarpSize)
       diff |= static_cast<uint32_t>(static_cast<uint8_t>(ct[b]) ^ static_cast<uint8_t>(ssig[b]));
