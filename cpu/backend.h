@@ -25,8 +25,13 @@ struct Backend {
   // Inverse NTT (Algorithm 42) times the Montgomery factor 2^32.
   // In: |a_i| < q (after pointwise products). Out: |a_i| < q.
   void (*invntt_tomont)(Poly* a);
-  // c = sum_{i<n} a[i] o b[i] * 2^-32 (pointwise, Montgomery). Inputs |x| < 9q
-  // for a, |x| < q for b; out |c_i| < q.
+  // c = sum_{i<n} a[i] o b[i] * 2^-32 (pointwise, Montgomery), 1 <= n <= 8.
+  // Inputs |x| < 9q for a, |x| < q for b; out |c_i| < q. The one exception
+  // to bit-identical results: c is the sum's residue, but which representative
+  // in (-q, q) is the backend's (a reduction per term or one of the 64-bit
+  // sum), so it and the inverse NTT of it agree across backends modulo q only.
+  // Every consumer reduces: caddq before Decompose and UseHint, freeze in
+  // Power2Round, and reduce32 of c*t0, whose true value is below 2^18.
   void (*pointwise_acc)(Poly* c, const Poly* a, const Poly* b, unsigned n);
 
   // Products of small polynomials over q' = 7681, in the NTT' domain whose

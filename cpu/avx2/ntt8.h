@@ -138,7 +138,7 @@ inline void transpose8(__m256i v[8]) {
     t[2 * i] = _mm256_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
     t[2 * i + 1] = _mm256_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
   }
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int i = 0; i < 2; ++i) {
     u[4 * i + 0] = _mm256_unpacklo_epi64(t[4 * i + 0], t[4 * i + 2]);
     u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i + 0], t[4 * i + 2]);
@@ -230,21 +230,49 @@ inline __m256i reduce32(__m256i a) {
   return _mm256_sub_epi32(a, _mm256_mullo_epi32(t, _mm256_set1_epi32(Q)));
 }
 
-// Four accumulators (32 coefficients) stay in registers while the terms
-// stream through.
-inline void pointwise_acc(mldsa::Poly* c, const mldsa::Poly* a, const mldsa::Poly* b, unsigned n) {
-  constexpr int kAcc = 4;
-  for (int j = 0; j < N; j += 8 * kAcc) {
-    __m256i acc[kAcc];
-#pragma GCC unroll 4
-    for (int r = 0; r < kAcc; ++r) acc[r] = montmul_vv(load(a[0].c + j + 8 * r), load(b[0].c + j + 8 * r));
-    for (unsigned i = 1; i < n; ++i) {
-#pragma GCC unroll 4
-      for (int r = 0; r < kAcc; ++r)
-        acc[r] = _mm256_add_epi32(acc[r], montmul_vv(load(a[i].c + j + 8 * r), load(b[i].c + j + 8 * r)));
+// The products are summed as 64-bit integers and reduced once per
+// coefficient (one Montgomery reduction of the sum, not one per term): two
+// multiplications per term and 8 coefficients instead of six. |a b| < 9 q^2 <
+// 2^49.3, so up to 8 terms stay below 2^52.3, and the reduction of such a sum
+// is below 2^52.3 / 2^32 + q/2 < q in magnitude. Sixteen coefficients at a
+// time (four accumulators), the terms unrolled for each n the algorithms use:
+// with n a run-time bound the loads of one term wait on the previous term's
+// loop step (0.45x the cycles of a reduction per term for l = 5 on Zen 3,
+// unrolled; 0.62x rolled).
+template <unsigned kTerms>
+inline void pointwise_acc_n(mldsa::Poly* c, const mldsa::Poly* a, const mldsa::Poly* b) {
+  const __m256i q = _mm256_set1_epi32(Q), qinv = _mm256_set1_epi32(mldsa::QINV);
+  for (int j = 0; j < N; j += 16) {
+    __m256i e0 = _mm256_setzero_si256(), o0 = e0, e1 = e0, o1 = e0;
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < kTerms; ++i) {
+      const __m256i x0 = load(a[i].c + j), y0 = load(b[i].c + j);
+      const __m256i x1 = load(a[i].c + j + 8), y1 = load(b[i].c + j + 8);
+      e0 = _mm256_add_epi64(e0, _mm256_mul_epi32(x0, y0));
+      o0 = _mm256_add_epi64(o0, _mm256_mul_epi32(_mm256_srli_epi64(x0, 32), odd_down(y0)));
+      e1 = _mm256_add_epi64(e1, _mm256_mul_epi32(x1, y1));
+      o1 = _mm256_add_epi64(o1, _mm256_mul_epi32(_mm256_srli_epi64(x1, 32), odd_down(y1)));
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < kAcc; ++r) store(c->c + j + 8 * r, reduce32(acc[r]));
+    auto reduce = [&](__m256i e, __m256i o) {
+      e = _mm256_sub_epi64(e, _mm256_mul_epi32(_mm256_mul_epu32(e, qinv), q));
+      o = _mm256_sub_epi64(o, _mm256_mul_epi32(_mm256_mul_epu32(o, qinv), q));
+      return _mm256_blend_epi32(odd_down(e), o, 0xAA);
+    };
+    store(c->c + j, reduce(e0, o0));
+    store(c->c + j + 8, reduce(e1, o1));
+  }
+}
+
+inline void pointwise_acc(mldsa::Poly* c, const mldsa::Poly* a, const mldsa::Poly* b, unsigned n) {
+  switch (n) {  // 1 (c t0, c t1) and l = 4, 5, 7 in use; 1 <= n <= 8 (backend.h)
+    case 1: return pointwise_acc_n<1>(c, a, b);
+    case 2: return pointwise_acc_n<2>(c, a, b);
+    case 3: return pointwise_acc_n<3>(c, a, b);
+    case 4: return pointwise_acc_n<4>(c, a, b);
+    case 5: return pointwise_acc_n<5>(c, a, b);
+    case 6: return pointwise_acc_n<6>(c, a, b);
+    case 7: return pointwise_acc_n<7>(c, a, b);
+    default: return pointwise_acc_n<8>(c, a, b);
   }
 }
 
