@@ -57,6 +57,7 @@ const Backend kRefBackend = {
     hint_positions,
     poly_power2round,
     {1, 1, 1},  // its 4-way permutation is four single ones: grouping saves nothing
+    nullptr,    // its 4-way permutation is four single ones: no lanes to share
 };
 
 namespace {

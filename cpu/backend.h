@@ -6,6 +6,7 @@
 // standard bit-reversed order of FIPS 204 Algorithm 41.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "cpu/poly.h"
@@ -90,6 +91,13 @@ struct Backend {
   // 1 to 3, see cpu/sign.cc): measured per backend, since grouping pays only
   // where a 4- or 8-way Keccak permutation costs about a single one.
   uint8_t sign_group[3];
+
+  // ExpandA plus out = SHAKE256(msg, out_len), independent of it: the hash
+  // rides in the lanes of ExpandA's permutations (PublicKey::decode's
+  // tr = H(pk)). Null where that was not measured to win: the caller then
+  // runs expand_a and shake256 one after the other (same results).
+  void (*expand_a_hash)(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, const uint8_t* msg,
+                        size_t msg_len, uint8_t* out, size_t out_len);
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

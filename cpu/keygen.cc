@@ -34,13 +34,13 @@ void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) {
 }
 
 // Fills the public expansion from rho (A^ already expanded) and t1: pk (unless
-// the caller has it), tr = H(pk, tr_bytes), and t1_hat now (eager) or on
-// first use.
-void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = false) {
+// the caller has it), tr = H(pk, tr_bytes) (unless the caller made it), and
+// t1_hat now (eager) or on first use.
+void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = false, bool have_tr = false) {
   const Params& p = *x.p;
   declassify_bytes(t1, sizeof(Poly) * p.k);  // t1 is part of pk
   if (!have_pk) pk_encode(x.pk, p, x.rho, t1);
-  shake256(x.tr, p.tr_bytes, x.pk, p.pk_bytes);
+  if (!have_tr) shake256(x.tr, p.tr_bytes, x.pk, p.pk_bytes);
   if (eager) x.t1_hat_once([&] { t1_hat_from(x, t1); });
 }
 
@@ -92,8 +92,14 @@ Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::uniq
   auto t1 = std::make_unique_for_overwrite<Poly[]>(p.k);
   std::memcpy(x->pk, pk.data(), p.pk_bytes);  // pkDecode then pkEncode gives the same bytes
   pk_decode(p, pk.data(), x->rho, t1.get());
-  backend().expand_a(x->A, x->rho, p.k, p.l);
-  finish_public(*x, t1.get(), true, true);  // a decoded public key is there to verify
+  // A^ and tr = H(pk) at once where the backend shares its lanes between them.
+  const Backend& be = backend();
+  const bool with_tr = be.expand_a_hash != nullptr;
+  if (with_tr)
+    be.expand_a_hash(x->A, x->rho, p.k, p.l, x->pk, p.pk_bytes, x->tr, p.tr_bytes);
+  else
+    be.expand_a(x->A, x->rho, p.k, p.l);
+  finish_public(*x, t1.get(), true, true, with_tr);  // a decoded public key is there to verify
   out.reset(new PublicKey(std::move(x)));
   return Status::ok;
 }

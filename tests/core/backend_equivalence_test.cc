@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu/backend.h"
+#include "cpu/keccak.h"
 #include "cpu/mldsa.h"
 #include "tests/core/backend_request.h"
 #include "tests/core/test_keys.h"
@@ -145,6 +146,32 @@ TEST_F(BackendEquivalence, ExpandA) {
       ref_.expand_a(a.data(), rho, p.k, p.l);
       be_->expand_a(b.data(), rho, p.k, p.l);
       ASSERT_TRUE(same_polys(a.data(), b.data(), p.k * p.l)) << p.name << " trial " << trial;
+    }
+  }
+}
+
+// ExpandA with a SHAKE256 hash riding in its lanes: the same A^ and the same
+// digest as expand_a and the single sponge, for message lengths around the
+// rate (the padding's block) and outputs of one and several blocks.
+TEST_F(BackendEquivalence, ExpandAHash) {
+  if (!be_->expand_a_hash) GTEST_SKIP() << "skipped: backend " << be_->name << " has no expand_a_hash";
+  int trial = 0;
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    for (size_t msg_len : {size_t{0}, size_t{1}, size_t{135}, size_t{136}, size_t{137}, size_t{272}, p.pk_bytes}) {
+      for (size_t out_len : {size_t{32}, size_t{64}, size_t{136}, size_t{300}}) {
+        uint8_t rho[32];
+        fill_bytes(rho, sizeof rho);
+        std::vector<uint8_t> msg(msg_len), want(out_len), got(out_len, 0xAA);
+        fill_bytes(msg.data(), msg.size());
+        std::vector<Poly> a(p.k * p.l), b(p.k * p.l);
+        ref_.expand_a(a.data(), rho, p.k, p.l);
+        shake256(want.data(), out_len, msg.data(), msg_len);
+        be_->expand_a_hash(b.data(), rho, p.k, p.l, msg.data(), msg_len, got.data(), out_len);
+        ASSERT_TRUE(same_polys(a.data(), b.data(), p.k * p.l)) << p.name << " trial " << trial;
+        ASSERT_EQ(want, got) << p.name << " msg_len " << msg_len << " out_len " << out_len;
+        ++trial;
+      }
     }
   }
 }
