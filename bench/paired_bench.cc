@@ -1,0 +1,346 @@
+// paired_bench.cc - mldsa-accel next to other ML-DSA implementations, in one
+// process (issue 17).
+//
+// Every implementation runs the same operation in turn, blocks of --block
+// calls each, alternating, until each has made --calls calls; a block's time
+// over its calls is one sample. Per run, each implementation's figure is the
+// median of its samples and the ratio is theirs / ours; the table gives the
+// median over --runs runs (and the range). Alternating in small blocks keeps
+// frequency changes and neighbours' load on the machine (a shared VM) from
+// favouring whichever implementation happened to run first.
+//
+// Operations, as a caller with encoded keys meets them: keygen (fresh
+// randomness, pk and sk bytes out), sign (from the encoded sk, 32-byte
+// message, hedged), verify (from the encoded pk). Ours: the core API
+// (PrivateKey::generate, sign_encoded, PublicKey::decode + verify), one
+// column per backend named in --ours; the backend is switched between blocks.
+//
+// The anchors are found at run time under --anchors DIR (or
+// MLDSA_ACCEL_ANCHORS), as scripts/build-anchors.sh lays them out:
+//   liboqs        DIR/liboqs/lib/liboqs.so       (liboqs's default build)
+//   liboqs-avx2   DIR/liboqs-avx2/lib/liboqs.so  (OQS_USE_AVX512_INSTRUCTIONS=OFF)
+//   pqcrystals    DIR/pqcrystals/libpqcrystals_dilithium{2,3,5}_avx2.so
+// An anchor that is not there is reported "not found" and left out; nothing
+// is downloaded. Before timing, each anchor's signature is checked with our
+// verify and ours with its verify (both are FIPS 204 ML-DSA), so a mismatched
+// library cannot slip into the table.
+#include <dlfcn.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/mldsa.h"
+
+namespace {
+
+using namespace mldsa;
+
+constexpr size_t MSG_BYTES = 32;
+
+struct Options {
+  std::string anchors;
+  std::vector<std::string> ours;
+  std::vector<ParamSet> sets = {ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87};
+  std::vector<std::string> ops = {"keygen", "sign", "verify"};
+  int calls = 2000;
+  int block = 16;
+  int runs = 5;
+  bool wall = false;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+double now_ns(bool wall) {
+  timespec ts;
+  clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "bench_paired: %s\n", what.c_str());
+  std::exit(1);
+}
+
+// One implementation of one parameter set: keygen, sign, verify on bytes.
+struct Impl {
+  std::string name;
+  std::function<bool(uint8_t* pk, uint8_t* sk)> keygen;
+  std::function<bool(uint8_t* sig, const uint8_t* msg, const uint8_t* sk)> sign;
+  std::function<bool(const uint8_t* sig, const uint8_t* msg, const uint8_t* pk)> verify;
+  std::function<void()> enter = [] {};  // run before each block (selects our backend)
+};
+
+Impl ours(const Params& p, const std::string& backend) {
+  Impl im;
+  im.name = "ours-" + backend;
+  im.enter = [backend] {
+    if (!select_backend(backend)) die("backend " + backend + " is not available on this CPU");
+  };
+  im.keygen = [&p](uint8_t* pk, uint8_t* sk) {
+    std::unique_ptr<PrivateKey> key;
+    if (PrivateKey::generate(p, key) != Status::ok) return false;
+    std::memcpy(pk, key->public_key().encoded().data(), p.pk_bytes);
+    std::memcpy(sk, key->encoded().data(), p.sk_bytes);
+    return true;
+  };
+  im.sign = [&p](uint8_t* sig, const uint8_t* msg, const uint8_t* sk) {
+    return sign_encoded(p, {sk, p.sk_bytes}, {msg, MSG_BYTES}, {}, nullptr, sig) == Status::ok;
+  };
+  im.verify = [&p](const uint8_t* sig, const uint8_t* msg, const uint8_t* pk) {
+    std::unique_ptr<PublicKey> key;
+    if (PublicKey::decode(p, {pk, p.pk_bytes}, key) != Status::ok) return false;
+    return mldsa::verify(*key, {msg, MSG_BYTES}, {}, {sig, p.sig_bytes}) == Status::ok;
+  };
+  return im;
+}
+
+void* open_lib(const std::string& path) {
+  // RTLD_LOCAL: liboqs and liboqs-avx2 export the same names; each keeps its own.
+  return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+}
+
+template <typename Fn>
+Fn sym(void* lib, const std::string& name) {
+  return reinterpret_cast<Fn>(dlsym(lib, name.c_str()));
+}
+
+// liboqs: OQS_SIG_ml_dsa_<n>_{keypair,sign,verify}; OQS_SUCCESS is 0.
+bool liboqs(const Params& p, const std::string& variant, const std::string& dir, Impl& im) {
+  static std::vector<void*> opened;
+  void* lib = open_lib(dir + "/" + variant + "/lib/liboqs.so");
+  if (!lib) return false;
+  opened.push_back(lib);
+  if (auto init = sym<void (*)()>(lib, "OQS_init")) init();
+  const std::string n = std::to_string(p.id == ParamSet::ML_DSA_44 ? 44 : p.id == ParamSet::ML_DSA_65 ? 65 : 87);
+  auto kp = sym<int (*)(uint8_t*, uint8_t*)>(lib, "OQS_SIG_ml_dsa_" + n + "_keypair");
+  auto sg = sym<int (*)(uint8_t*, size_t*, const uint8_t*, size_t, const uint8_t*)>(
+      lib, "OQS_SIG_ml_dsa_" + n + "_sign");
+  auto vf = sym<int (*)(const uint8_t*, size_t, const uint8_t*, size_t, const uint8_t*)>(
+      lib, "OQS_SIG_ml_dsa_" + n + "_verify");
+  if (!kp || !sg || !vf) return false;
+  const size_t sig_bytes = p.sig_bytes;
+  im.name = variant;
+  im.keygen = [kp](uint8_t* pk, uint8_t* sk) { return kp(pk, sk) == 0; };
+  im.sign = [sg, sig_bytes](uint8_t* sig, const uint8_t* msg, const uint8_t* sk) {
+    size_t len = 0;
+    return sg(sig, &len, msg, MSG_BYTES, sk) == 0 && len == sig_bytes;
+  };
+  im.verify = [vf, sig_bytes](const uint8_t* sig, const uint8_t* msg, const uint8_t* pk) {
+    return vf(msg, MSG_BYTES, sig, sig_bytes, pk) == 0;
+  };
+  return true;
+}
+
+// pq-crystals/dilithium master (FIPS 204): pqcrystals_dilithium<m>_avx2_*,
+// with a context string (empty here); 0 is success.
+bool pqcrystals(const Params& p, const std::string& dir, Impl& im) {
+  const std::string m = p.id == ParamSet::ML_DSA_44 ? "2" : p.id == ParamSet::ML_DSA_65 ? "3" : "5";
+  void* lib = open_lib(dir + "/pqcrystals/libpqcrystals_dilithium" + m + "_avx2.so");
+  if (!lib) return false;
+  const std::string pre = "pqcrystals_dilithium" + m + "_avx2_";
+  auto kp = sym<int (*)(uint8_t*, uint8_t*)>(lib, pre + "keypair");
+  auto sg = sym<int (*)(uint8_t*, size_t*, const uint8_t*, size_t, const uint8_t*, size_t,
+                        const uint8_t*)>(lib, pre + "signature");
+  auto vf = sym<int (*)(const uint8_t*, size_t, const uint8_t*, size_t, const uint8_t*, size_t,
+                        const uint8_t*)>(lib, pre + "verify");
+  if (!kp || !sg || !vf) return false;
+  const size_t sig_bytes = p.sig_bytes;
+  im.name = "pqcrystals";
+  im.keygen = [kp](uint8_t* pk, uint8_t* sk) { return kp(pk, sk) == 0; };
+  im.sign = [sg, sig_bytes](uint8_t* sig, const uint8_t* msg, const uint8_t* sk) {
+    size_t len = 0;
+    return sg(sig, &len, msg, MSG_BYTES, nullptr, 0, sk) == 0 && len == sig_bytes;
+  };
+  im.verify = [vf, sig_bytes](const uint8_t* sig, const uint8_t* msg, const uint8_t* pk) {
+    return vf(sig, sig_bytes, msg, MSG_BYTES, nullptr, 0, pk) == 0;
+  };
+  return true;
+}
+
+// Per implementation, the material its timed calls use (its own keys).
+struct Material {
+  std::vector<uint8_t> pk, sk;
+  std::vector<std::vector<uint8_t>> sigs;  // over msgs, for verify
+};
+
+void message(uint8_t* msg, uint64_t n) {
+  std::memset(msg, 0xa5, MSG_BYTES);
+  std::memcpy(msg, &n, sizeof n);
+}
+
+constexpr int POOL = 64;  // distinct signed messages verify cycles through
+
+Material prepare(const Params& p, Impl& im) {
+  Material m{std::vector<uint8_t>(p.pk_bytes), std::vector<uint8_t>(p.sk_bytes), {}};
+  im.enter();
+  if (!im.keygen(m.pk.data(), m.sk.data())) die(im.name + ": keygen failed");
+  uint8_t msg[MSG_BYTES];
+  for (int i = 0; i < POOL; i++) {
+    message(msg, i);
+    m.sigs.emplace_back(p.sig_bytes);
+    if (!im.sign(m.sigs.back().data(), msg, m.sk.data())) die(im.name + ": sign failed");
+    if (!im.verify(m.sigs.back().data(), msg, m.pk.data())) die(im.name + ": own signature rejected");
+  }
+  return m;
+}
+
+// Each implementation's signature must verify under ours and ours under it.
+void cross_check(const Params& p, Impl& a, const Material& ma, Impl& b, const Material& mb) {
+  uint8_t msg[MSG_BYTES];
+  message(msg, 0);
+  b.enter();
+  if (!b.verify(ma.sigs[0].data(), msg, ma.pk.data()))
+    die(b.name + " rejects a " + a.name + " signature (" + p.name + "): not the same scheme");
+  a.enter();
+  if (!a.verify(mb.sigs[0].data(), msg, mb.pk.data()))
+    die(a.name + " rejects a " + b.name + " signature (" + p.name + "): not the same scheme");
+}
+
+// One run of one operation: the per-call median (ns) of each implementation.
+std::vector<double> run_once(const Params& p, const std::string& op, std::vector<Impl>& impls,
+                             std::vector<Material>& mats, const Options& o, uint64_t& counter) {
+  std::vector<std::vector<double>> samples(impls.size());
+  std::vector<uint8_t> pk(p.pk_bytes), sk(p.sk_bytes), sig(p.sig_bytes);
+  uint8_t msg[MSG_BYTES];
+  const int blocks = (o.calls + o.block - 1) / o.block;
+  for (int b = 0; b < blocks; b++) {
+    for (size_t i = 0; i < impls.size(); i++) {
+      // Alternate the order too, so neither side always follows the other.
+      const size_t k = (b % 2) ? impls.size() - 1 - i : i;
+      Impl& im = impls[k];
+      Material& m = mats[k];
+      im.enter();
+      bool ok = true;
+      const double t0 = now_ns(o.wall);
+      for (int c = 0; c < o.block; c++) {
+        if (op == "keygen") {
+          ok &= im.keygen(pk.data(), sk.data());
+        } else if (op == "sign") {
+          message(msg, ++counter);
+          ok &= im.sign(sig.data(), msg, m.sk.data());
+        } else {
+          const int j = static_cast<int>(counter++ % POOL);
+          message(msg, j);
+          ok &= im.verify(m.sigs[j].data(), msg, m.pk.data());
+        }
+      }
+      const double t1 = now_ns(o.wall);
+      if (!ok) die(im.name + ": " + op + " failed during timing");
+      samples[k].push_back((t1 - t0) / o.block);
+    }
+  }
+  std::vector<double> med;
+  for (auto& s : samples) med.push_back(median(s));
+  return med;
+}
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref] [--sets 44,65,87]\n"
+               "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall]\n");
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (const char* e = std::getenv("MLDSA_ACCEL_ANCHORS")) o.anchors = e;
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) usage();
+      return argv[++i];
+    };
+    if (a == "--anchors") o.anchors = val();
+    else if (a == "--ours") o.ours = split(val());
+    else if (a == "--ops") o.ops = split(val());
+    else if (a == "--calls") o.calls = std::atoi(val().c_str());
+    else if (a == "--block") o.block = std::atoi(val().c_str());
+    else if (a == "--runs") o.runs = std::atoi(val().c_str());
+    else if (a == "--wall") o.wall = true;
+    else if (a == "--sets") {
+      o.sets.clear();
+      for (const std::string& s : split(val())) {
+        const Params* p = params_by_name("ML-DSA-" + s);
+        if (!p) die("unknown parameter set " + s);
+        o.sets.push_back(p->id);
+      }
+    } else usage();
+  }
+  for (const std::string& op : o.ops)
+    if (op != "keygen" && op != "sign" && op != "verify") die("unknown operation " + op);
+  if (o.calls < 1 || o.block < 1 || o.runs < 1) usage();
+  if (o.ours.empty()) o.ours = {backend_name()};
+
+  std::printf("# bench_paired: %d calls per implementation and operation, blocks of %d, %d runs; %s time\n",
+              o.calls, o.block, o.runs, o.wall ? "wall" : "thread CPU");
+  std::printf("# anchors: %s\n", o.anchors.empty() ? "(none given: --anchors DIR)" : o.anchors.c_str());
+  bool header = false;
+  for (ParamSet set : o.sets) {
+    const Params& p = params(set);
+    std::vector<Impl> impls;
+    for (const std::string& b : o.ours) impls.push_back(ours(p, b));
+    for (const char* name : {"liboqs", "liboqs-avx2", "pqcrystals"}) {
+      Impl im;
+      const bool found = !o.anchors.empty() &&
+                         (std::strcmp(name, "pqcrystals") == 0 ? pqcrystals(p, o.anchors, im)
+                                                               : liboqs(p, name, o.anchors, im));
+      if (found) impls.push_back(std::move(im));
+      else if (set == o.sets.front()) std::printf("# %s: not found\n", name);
+    }
+    std::vector<Material> mats;
+    for (Impl& im : impls) mats.push_back(prepare(p, im));
+    for (size_t i = 1; i < impls.size(); i++) cross_check(p, impls[0], mats[0], impls[i], mats[i]);
+    if (!header) {
+      std::printf("# every signature checked across implementations (each verifies the others')\n\n");
+      std::printf("| set | op | impl | us/call (median of runs) | its time / %s's (median, range) |\n",
+                  impls[0].name.c_str());
+      std::printf("|---|---|---|---:|---:|\n");
+      header = true;
+    }
+    uint64_t counter = 0;
+    for (const std::string& op : o.ops) {
+      std::vector<std::vector<double>> per_run(impls.size());   // us per call
+      std::vector<std::vector<double>> ratio(impls.size());     // this / the first impl
+      for (int r = 0; r < o.runs; r++) {
+        const std::vector<double> med = run_once(p, op, impls, mats, o, counter);
+        for (size_t i = 0; i < impls.size(); i++) {
+          per_run[i].push_back(med[i] / 1e3);
+          ratio[i].push_back(med[i] / med[0]);
+        }
+      }
+      for (size_t i = 0; i < impls.size(); i++) {
+        const auto [lo, hi] = std::minmax_element(ratio[i].begin(), ratio[i].end());
+        std::printf("| %s | %s | %s | %.1f | %s |\n", p.name, op.c_str(), impls[i].name.c_str(),
+                    median(per_run[i]), i == 0 ? "1" : (std::to_string(median(ratio[i])).substr(0, 4) + " (" +
+                    std::to_string(*lo).substr(0, 4) + "-" + std::to_string(*hi).substr(0, 4) + ")").c_str());
+      }
+    }
+  }
+  return 0;
+}
