@@ -10,7 +10,6 @@
 // Same inclusion rule as keccak_lanes.h (Ops in an anonymous namespace).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -126,14 +125,12 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
 // and a lane whose job is done takes the next polynomial at once, so the
 // spare lanes of the last batch are filled too. A^ and the hash are public,
 // so the schedule may branch on them. The polynomials come out exactly as
-// expand_a makes them (same streams, same rejection calls).
-// Sharing pays only when the extra W-way calls cost less than the single
-// permutations they replace, which depends on how the polynomials fill the
-// lanes: ML-DSA-44's 16 fill 4 lanes exactly, and the 10 hash permutations
-// then add 5 calls to its 20 (measured: no gain, 0.99x), where ML-DSA-65's
-// 15 add 5 to 40 (+8%) and ML-DSA-87's 20 add 5 to 70 (+9%), AVX2 on Zen 3.
-// The schedule is worked out first; a single permutation is taken to cost
-// half a W-way call (Zen 3, AVX2: the verify profile's 0.5).
+// expand_a makes them (same streams, same rejection calls). It pays even
+// where the polynomials fill the lanes exactly (ML-DSA-44: the hash adds 5
+// calls to 20 and saves 10 single permutations): verify from the encoded pk
+// 1.06x (44), 1.09x (65), 1.16x (87) against expand_a then shake256, AVX2 on
+// Zen 3. The blocks leave through the transposes of Sponges::squeeze_blocks;
+// copying them out lane by lane cost more than the hash saved.
 template <class Ops>
 void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
                    unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t), const uint8_t* msg,
@@ -142,18 +139,6 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   constexpr unsigned W = Ops::kWays, kBlocks = 5;
   constexpr unsigned kRateA = mldsa::SHAKE128_RATE, kRateH = mldsa::SHAKE256_RATE;
   constexpr int kIdle = -1, kHash = -2;
-  {
-    const unsigned hash_perms = static_cast<unsigned>(msg_len / kRateH + 1 + (out_len - 1) / kRateH);
-    unsigned busy_until[W] = {hash_perms};  // the other lanes start at 0
-    for (unsigned j = 0; j < k * l; ++j) *std::min_element(busy_until, busy_until + W) += kBlocks;
-    const unsigned shared = *std::max_element(busy_until, busy_until + W);
-    const unsigned alone = (k * l + W - 1) / W * kBlocks;
-    if (2 * (shared - alone) >= hash_perms) {
-      expand_a<Ops>(A, rho, k, l, rej);
-      mldsa::shake256(out, out_len, msg, msg_len);
-      return;
-    }
-  }
   auto work = std::unique_ptr<Work<Ops, kBlocks * kRateA>>(new Work<Ops, kBlocks * kRateA>);
   auto& s = work->h.s;
   auto& buf = work->buf;
@@ -201,15 +186,26 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   absorb_block();
   for (unsigned w = 1; w < W; ++w) start_poly(w);
 
+  alignas(64) uint8_t spill[kRateA + 8 * W];  // squeeze target of the hash and idle lanes
   for (;;) {
     bool busy = false;
     for (unsigned w = 0; w < W; ++w) busy |= job[w] != kIdle;
     if (!busy) break;
-    {
-      typename Ops::V V[25];
-      for (unsigned i = 0; i < 25; ++i) V[i] = Ops::load(s[i]);
-      keccak_lanes::permute<Ops>(V);
-      for (unsigned i = 0; i < 25; ++i) Ops::store(s[i], V[i]);
+    // In place on the resting states (s is 64-byte aligned, one vector per lane index).
+    using V = typename Ops::V;
+    V* const state = reinterpret_cast<V*>(&s[0][0]);
+    keccak_lanes::permute<Ops>(state);
+    // Every lane's block to its buffer at once, as Sponges::squeeze_blocks does.
+    uint8_t* dst[W];
+    for (unsigned w = 0; w < W; ++w) {
+      const bool poly = job[w] >= 0;
+      dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : spill;
+    }
+    for (unsigned g = 0; g < kRateA / 8; g += W) {
+      V r[W];
+      for (unsigned i = 0; i < W; ++i) r[i] = state[g + i < 25 ? g + i : 24];
+      Ops::transpose(r);
+      for (unsigned w = 0; w < W; ++w) Ops::store_lanes(dst[w] + 8 * g, r[w], kRateA / 8 - g < W ? kRateA / 8 - g : W);
     }
     for (unsigned w = 0; w < W; ++w) {
       if (job[w] == kHash) {
@@ -218,7 +214,10 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
           continue;
         }
         const size_t n = out_len - squeezed < kRateH ? out_len - squeezed : kRateH;
-        for (size_t b = 0; b < n; ++b) out[squeezed + b] = static_cast<uint8_t>(s[b / 8][w] >> (8 * (b % 8)));
+        for (size_t i = 0; i < n; i += 8) {
+          const uint64_t v = s[i / 8][w];
+          std::memcpy(out + squeezed + i, &v, n - i < 8 ? n - i : 8);
+        }
         squeezed += n;
         if (squeezed == out_len) start_poly(w);  // else one more permutation to squeeze
         continue;
@@ -226,8 +225,6 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
       if (job[w] == kIdle) continue;
       mldsa::Poly& a = A[job[w]];
       const unsigned b = blocks[w]++;
-      uint8_t* dst = buf[w] + (b < kBlocks ? b * kRateA : 0);
-      for (unsigned i = 0; i < kRateA / 8; ++i) std::memcpy(dst + 8 * i, &s[i][w], 8);
       if (b + 1 < kBlocks) continue;
       ctr[w] = b + 1 == kBlocks ? rej(a.c, 0, buf[w], sizeof buf[w]) : rej(a.c, ctr[w], buf[w], kRateA);
       if (ctr[w] == N) start_poly(w);
