@@ -43,7 +43,9 @@ const RoutePolicy::Lane* RoutePolicy::lane(const mldsa::Params& p, BatchOp op) c
 bool RoutePolicy::use_device(const mldsa::Params& p, BatchOp op, Demand d, int64_t now) {
   Lane* l = lane(p, op);
   if (l == nullptr) return false;
-  if (now < l->probe_until.load(std::memory_order_relaxed)) return true;
+  if (now < l->probe_until.load(std::memory_order_relaxed) &&
+      l->probe_left.fetch_sub(1, std::memory_order_relaxed) > 0)
+    return true;
   const double cpu_ns = l->cpu_ns.load(std::memory_order_relaxed);
   if (cpu_ns <= 0) return false;  // the CPU is measured first
   if (l->fitted.load(std::memory_order_relaxed)) {
@@ -58,6 +60,15 @@ bool RoutePolicy::use_device(const mldsa::Params& p, BatchOp op, Demand d, int64
   if (now < due) return false;
   const int64_t interval = l->interval.load(std::memory_order_relaxed);
   if (!l->next_probe.compare_exchange_strong(due, now + interval, std::memory_order_relaxed)) return false;
+  // The probe's size: what the line says the device runs in one window.
+  int64_t items = kFirstProbeItems;
+  if (l->fitted.load(std::memory_order_relaxed)) {
+    const double a = l->a.load(std::memory_order_relaxed), b = l->b.load(std::memory_order_relaxed);
+    const double fit = b > 0 ? (static_cast<double>(kProbeWindow) - a) / b : static_cast<double>(max_batch_);
+    // (1e-9: a fit that is exact up to rounding still gets its whole items)
+    items = static_cast<int64_t>(std::clamp(fit * (1 + 1e-9), 2.0, static_cast<double>(max_batch_)));
+  }
+  l->probe_left.store(items - 1, std::memory_order_relaxed);  // this request is the first
   l->probe_until.store(now + kProbeWindow, std::memory_order_relaxed);
   l->probes.fetch_add(1, std::memory_order_relaxed);
   return true;

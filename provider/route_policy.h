@@ -15,10 +15,15 @@
 //
 // A lane without a line yet (fewer than two batch sizes seen), or whose line
 // says "CPU", still probes the device now and then: for one probe window
-// every bulk request of the lane goes to the device, and the batches that
-// makes are measured. Probe intervals double (up to kMaxProbeInterval) while
-// the CPU keeps winning and restart at kMinProbeInterval once the device
-// wins, so a device slower than the CPU costs a few probe batches a minute.
+// the lane's bulk requests go to the device, and the batches that makes are
+// measured. A probe takes at most kFirstProbeItems requests while the lane
+// has no line, then as many as its line says the device runs in
+// kProbeWindow (at least 2): a device 10x slower than the CPU costs a few
+// milliseconds a probe, not the whole of what 64 ASYNC jobs had in flight
+// (a batch of 64 was 32 ms there). Probe intervals double (up to
+// kMaxProbeInterval) while the CPU keeps winning and restart at
+// kMinProbeInterval once the device wins, so a device slower than the CPU
+// costs a few short probe batches a minute.
 //
 // Readers never lock: every value a decision reads is an atomic that the
 // writers (sampled CPU requests, the dispatcher after a batch) store.
@@ -42,6 +47,7 @@ class RoutePolicy {
   static constexpr int64_t kMinProbeInterval = 100'000'000;  // ns
   static constexpr int64_t kMaxProbeInterval = 5'000'000'000;
   static constexpr int64_t kProbeWindow = 2'000'000;         // ns of bulk requests sent to the device
+  static constexpr int64_t kFirstProbeItems = 16;            // a probe's requests before the lane has a line
 
   // cores: the CPU's threads the requests can use; max_batch: the queue's.
   RoutePolicy(unsigned cores, size_t max_batch);
@@ -85,6 +91,7 @@ class RoutePolicy {
     std::atomic<double> a{0}, b{0};
     std::atomic<bool> fitted{false};
     std::atomic<int64_t> probe_until{0}, next_probe{0}, interval{kMinProbeInterval};
+    std::atomic<int64_t> probe_left{0};  // requests the open probe may still take
     std::atomic<uint64_t> batches{0}, probes{0};
     std::atomic<size_t> last_batch{0};
     std::atomic<const mldsa::Params*> params{nullptr};

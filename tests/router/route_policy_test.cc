@@ -105,6 +105,27 @@ TEST(RoutePolicy, ASlowerDeviceIsOnlyProbedAndLessAndLessOften) {
   EXPECT_LE(static_cast<double>(m.probes) * RoutePolicy::kProbeWindow, 0.02 * 60'000 * kMs);
 }
 
+// A probe takes kFirstProbeItems requests while there is no line, then what
+// the line says fits in one window: a slow device's probes stay short
+// however many requests are waiting.
+TEST(RoutePolicy, AProbeTakesWhatItsWindowHolds) {
+  RoutePolicy rp(2, 1024);
+  rp.cpu_sample(p44(), BatchOp::sign, 100 * kUs);
+  auto probe_size = [&](int64_t t) {
+    int64_t taken = 0;
+    for (int i = 0; i < 200; ++i) taken += rp.use_device(p44(), BatchOp::sign, demand(64, 1), t + i) ? 1 : 0;
+    return taken;
+  };
+  EXPECT_EQ(probe_size(0), RoutePolicy::kFirstProbeItems);
+  // The device: 500 us per item (5x slower than a core): 4 fit in a 2 ms window.
+  feed_device(rp, p44(), BatchOp::sign, 0, 500e3, {16, 4});
+  ASSERT_TRUE(rp.model(p44(), BatchOp::sign).fitted);
+  EXPECT_EQ(probe_size(RoutePolicy::kMaxProbeInterval + kMs), 4);
+  // Slower still (one item longer than the window): the smallest probe, 2.
+  feed_device(rp, p44(), BatchOp::sign, 0, 5e6, {4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2});
+  EXPECT_EQ(probe_size(3 * RoutePolicy::kMaxProbeInterval), 2);
+}
+
 TEST(RoutePolicy, ADeviceThatSpeedsUpIsFollowed) {
   RoutePolicy rp(2, 65536);
   rp.cpu_sample(p44(), BatchOp::sign, 200 * kUs);  // 2 cores: 10k/s
