@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace mldsa::prov {
 
@@ -60,11 +61,13 @@ bool RoutePolicy::use_device(const mldsa::Params& p, BatchOp op, Demand d, int64
   if (now < due) return false;
   const int64_t interval = l->interval.load(std::memory_order_relaxed);
   if (!l->next_probe.compare_exchange_strong(due, now + interval, std::memory_order_relaxed)) return false;
-  // The probe's size: what the line says the device runs in one window.
-  int64_t items = kFirstProbeItems;
-  if (l->fitted.load(std::memory_order_relaxed)) {
-    const double a = l->a.load(std::memory_order_relaxed), b = l->b.load(std::memory_order_relaxed);
-    const double fit = b > 0 ? (static_cast<double>(kProbeWindow) - a) / b : static_cast<double>(max_batch_);
+  // The probe's size: every request of the window, unless the line says no
+  // batch makes the device faster than one core (its cost per item above
+  // the CPU's); then what the line says the device runs in one window.
+  int64_t items = std::numeric_limits<int64_t>::max() / 2;
+  const double a = l->a.load(std::memory_order_relaxed), b = l->b.load(std::memory_order_relaxed);
+  if (l->fitted.load(std::memory_order_relaxed) && b > cpu_ns) {
+    const double fit = (static_cast<double>(kProbeWindow) - a) / b;
     // (1e-9: a fit that is exact up to rounding still gets its whole items)
     items = static_cast<int64_t>(std::clamp(fit * (1 + 1e-9), 2.0, static_cast<double>(max_batch_)));
   }

@@ -16,11 +16,14 @@
 // A lane without a line yet (fewer than two batch sizes seen), or whose line
 // says "CPU", still probes the device now and then: for one probe window
 // the lane's bulk requests go to the device, and the batches that makes are
-// measured. A probe takes at most kFirstProbeItems requests while the lane
-// has no line, then as many as its line says the device runs in
-// kProbeWindow (at least 2): a device 10x slower than the CPU costs a few
-// milliseconds a probe, not the whole of what 64 ASYNC jobs had in flight
-// (a batch of 64 was 32 ms there). Probe intervals double (up to
+// measured. A probe takes every bulk request of its window, as the device
+// would get them if chosen (a probe of a few, the rest on the CPU, measures a
+// device starved of the host's cores on a small machine), unless the line
+// says no batch makes the device faster than one core: then it takes what
+// the line says the device runs in kProbeWindow (at least 2), so a device
+// 10x slower than the CPU costs a few milliseconds a probe, not the whole
+// of what 64 ASYNC jobs had in flight (a batch of 64 was 32 ms there).
+// Probe intervals double (up to
 // kMaxProbeInterval) while the CPU keeps winning and restart at
 // kMinProbeInterval once the device wins, so a device slower than the CPU
 // costs a few short probe batches a minute.
@@ -47,7 +50,6 @@ class RoutePolicy {
   static constexpr int64_t kMinProbeInterval = 100'000'000;  // ns
   static constexpr int64_t kMaxProbeInterval = 5'000'000'000;
   static constexpr int64_t kProbeWindow = 2'000'000;         // ns of bulk requests sent to the device
-  static constexpr int64_t kFirstProbeItems = 16;            // a probe's requests before the lane has a line
 
   // cores: the CPU's threads the requests can use; max_batch: the queue's.
   RoutePolicy(unsigned cores, size_t max_batch);

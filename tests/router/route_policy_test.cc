@@ -105,25 +105,27 @@ TEST(RoutePolicy, ASlowerDeviceIsOnlyProbedAndLessAndLessOften) {
   EXPECT_LE(static_cast<double>(m.probes) * RoutePolicy::kProbeWindow, 0.02 * 60'000 * kMs);
 }
 
-// A probe takes kFirstProbeItems requests while there is no line, then what
-// the line says fits in one window: a slow device's probes stay short
-// however many requests are waiting.
-TEST(RoutePolicy, AProbeTakesWhatItsWindowHolds) {
-  RoutePolicy rp(2, 1024);
-  rp.cpu_sample(p44(), BatchOp::sign, 100 * kUs);
-  auto probe_size = [&](int64_t t) {
+// A probe takes every request of its window until the line says the device
+// is slower per item than a core; then what the line says fits in one
+// window: a slow device's probes stay short however many requests wait.
+TEST(RoutePolicy, ASlowDevicesProbeTakesWhatItsWindowHolds) {
+  // The probe at t on a fresh policy whose device line is a + b n.
+  auto probe_size = [](double a, double b, int64_t t) {
+    RoutePolicy rp(2, 1024);
+    rp.cpu_sample(p44(), BatchOp::sign, 100 * kUs);
+    if (b > 0) feed_device(rp, p44(), BatchOp::sign, a, b, {16, 4});
     int64_t taken = 0;
     for (int i = 0; i < 200; ++i) taken += rp.use_device(p44(), BatchOp::sign, demand(64, 1), t + i) ? 1 : 0;
     return taken;
   };
-  EXPECT_EQ(probe_size(0), RoutePolicy::kFirstProbeItems);
-  // The device: 500 us per item (5x slower than a core): 4 fit in a 2 ms window.
-  feed_device(rp, p44(), BatchOp::sign, 0, 500e3, {16, 4});
-  ASSERT_TRUE(rp.model(p44(), BatchOp::sign).fitted);
-  EXPECT_EQ(probe_size(RoutePolicy::kMaxProbeInterval + kMs), 4);
-  // Slower still (one item longer than the window): the smallest probe, 2.
-  feed_device(rp, p44(), BatchOp::sign, 0, 5e6, {4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2});
-  EXPECT_EQ(probe_size(3 * RoutePolicy::kMaxProbeInterval), 2);
+  const int64_t due = RoutePolicy::kMaxProbeInterval + kMs;  // past any back-off
+  EXPECT_EQ(probe_size(0, 0, 0), 200) << "no line yet: the whole window";
+  // 3 ms + 60 us per item: faster than a core at large batches, whole windows still.
+  EXPECT_EQ(probe_size(3e6, 60e3, due), 200);
+  // 500 us per item (5x slower than a core): 4 fit in a 2 ms window.
+  EXPECT_EQ(probe_size(0, 500e3, due), 4);
+  // 5 ms per item (one item outlasts the window): the smallest probe, 2.
+  EXPECT_EQ(probe_size(0, 5e6, due), 2);
 }
 
 TEST(RoutePolicy, ADeviceThatSpeedsUpIsFollowed) {
