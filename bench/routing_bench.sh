@@ -16,7 +16,11 @@
 #
 #   bench/routing_bench.sh [BUILD_DIR]      (default: build)
 # Environment: ALG (ML-DSA-44), OPS ("sign verify"), FACTORS ("0.1 0.5 2 10 100"),
-# RUN_SECONDS (2 per mode and load).
+# RUN_SECONDS (2 per mode and load), REPEAT (1): with REPEAT=N each row runs
+# the two modes alternately N times in one invocation (a fresh provider and
+# policy each time) and reports medians: of the rates, of the p99s, and of
+# the N routed/CPU ratios (with their range), which narrows the noise of a
+# shared machine that a single pair leaves.
 set -euo pipefail
 build=${1:-build}
 bench="$build/tools/mldsa-accel-bench/mldsa-accel-bench"
@@ -25,11 +29,30 @@ alg=${ALG:-ML-DSA-44}
 ops=${OPS:-sign verify}
 factors=${FACTORS:-0.1 0.5 2 10 100}
 secs=${RUN_SECONDS:-2}
+repeat=${REPEAT:-1}
+modes=$(python3 -c "print(','.join(['cpu', 'routed'] * $repeat))")
 
 # ops/s and p99 of one row of the bench table (its mode column starting with $2).
 row() { awk -F'|' -v m="$2" '$2 ~ "^ *"m { gsub(/ /, "", $8); gsub(/ /, "", $10); gsub(/ /, "", $11); print $8, $10, $11 }' <<<"$1"; }
+# The medians over the pairs of one invocation: CPU rate, CPU p99, routed rate,
+# routed p99, queued, and the routed/CPU ratio (median, and min-max with REPEAT > 1).
+pairs() {
+  python3 - "$1" "$2" <<'PY'
+import statistics as st, sys
+cpu = [l.split() for l in sys.argv[1].splitlines() if l.strip()]
+rt = [l.split() for l in sys.argv[2].splitlines() if l.strip()]
+n = min(len(cpu), len(rt))
+med = lambda xs: st.median(xs)
+c_rate = [float(c[0]) for c in cpu[:n]]; c_p99 = [float(c[1]) for c in cpu[:n]]
+r_rate = [float(r[0]) for r in rt[:n]]; r_p99 = [float(r[1]) for r in rt[:n]]
+queued = [float(r[2].rstrip('%')) for r in rt[:n]]
+ratios = [r / c for r, c in zip(r_rate, c_rate)]
+ratio = '%.2f' % med(ratios) + (' (%.2f-%.2f)' % (min(ratios), max(ratios)) if n > 1 else '')
+print('%d %.1f %d %.1f %d%% %s' % (med(c_rate), med(c_p99), med(r_rate), med(r_p99), med(queued), ratio))
+PY
+}
 
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) threads; $alg; $secs s per mode"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) threads; $alg; $secs s per mode, $repeat pair(s) per row"
 echo
 echo "| op | device (x CPU) | load | CPU ops/s | routed ops/s | routed / CPU | device model ops/s | queued | CPU p99 us | routed p99 us |"
 echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
@@ -44,10 +67,8 @@ for op in $ops; do
       name=${load%%:*}
       # shellcheck disable=SC2086
       out=$(MLDSA_ACCEL_SIM_DEVICES=1 MLDSA_ACCEL_SIM_DEVICE_WORK=0 MLDSA_ACCEL_SIM_SPEED="$speed" \
-            "$bench" --op "$op" --alg "$alg" ${load#*:} --seconds "$secs" --modes cpu,routed --unchecked)
-      read -r c_rate c_p99 _ < <(row "$out" cpu)
-      read -r r_rate r_p99 r_queued < <(row "$out" routed)
-      ratio=$(python3 -c "print('%.2f' % ($r_rate / $c_rate))")
+            "$bench" --op "$op" --alg "$alg" ${load#*:} --seconds "$secs" --modes "$modes" --unchecked)
+      read -r c_rate c_p99 r_rate r_p99 r_queued ratio < <(pairs "$(row "$out" cpu)" "$(row "$out" routed)")
       echo "| $op | $k | $name | $c_rate | $r_rate | $ratio | $device_rate | $r_queued | $c_p99 | $r_p99 |"
     done
   done
