@@ -167,7 +167,7 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   auto absorb_block = [&] {
     uint8_t blk[kRateH] = {};
     const size_t n = msg_len - absorbed < kRateH ? msg_len - absorbed : kRateH;
-    std::memcpy(blk, msg + absorbed, n);
+    if (n) std::memcpy(blk, msg + absorbed, n);  // msg may be null when msg_len is 0
     absorbed += n;
     if (n < kRateH) {  // the last block (possibly no message bytes): SHAKE padding
       blk[n] ^= mldsa::DS_SHAKE;
