@@ -33,23 +33,32 @@ struct alignas(64) Sponges {
   // One absorbed block: a seed of seed_words whole lanes, then a 16-bit
   // suffix per state, the SHAKE padding, and the rate's closing bit.
   void start(const uint8_t* seed, unsigned seed_words, const uint16_t* suffix, unsigned rate) {
-    std::memset(s, 0, sizeof s);
-    for (unsigned i = 0; i < seed_words; ++i) {
-      uint64_t v;
-      std::memcpy(&v, seed + 8 * i, 8);
-      for (unsigned w = 0; w < W; ++w) s[i][w] = v;
-    }
-    for (unsigned w = 0; w < W; ++w) {
-      s[seed_words][w] = suffix[w] | (uint64_t{mldsa::DS_SHAKE} << 16);
-      s[rate / 8 - 1][w] ^= uint64_t{0x80} << 56;
+    for (unsigned w = 0; w < W; ++w) start_lane(w, seed, seed_words, suffix[w], rate);
+  }
+  // The same for state w alone.
+  void start_lane(unsigned w, const uint8_t* seed, unsigned seed_words, uint16_t suffix, unsigned rate) {
+    for (unsigned i = 0; i < 25; ++i) s[i][w] = 0;
+    for (unsigned i = 0; i < seed_words; ++i) std::memcpy(&s[i][w], seed + 8 * i, 8);
+    s[seed_words][w] = suffix | (uint64_t{mldsa::DS_SHAKE} << 16);
+    s[rate / 8 - 1][w] ^= uint64_t{0x80} << 56;
+  }
+  // The rate's bytes of each of the W states in A to dst[w] (little-endian
+  // lanes), through W x W transposes.
+  template <unsigned kRate>
+  static void store_block(const typename Ops::V* A, uint8_t* const* dst) {
+    using V = typename Ops::V;
+    constexpr unsigned kLanes = kRate / 8;
+    for (unsigned g = 0; g < kLanes; g += W) {
+      V r[W];
+      for (unsigned i = 0; i < W; ++i) r[i] = A[g + i < 25 ? g + i : 24];  // past the rate: unused
+      Ops::transpose(r);
+      for (unsigned w = 0; w < W; ++w) Ops::store_lanes(dst[w] + 8 * g, r[w], kLanes - g < W ? kLanes - g : W);
     }
   }
-  // Squeezes n blocks per state: block b of state w to out[w] + b * kRate
-  // (little-endian lanes).
+  // Squeezes n blocks per state: block b of state w to out[w] + b * kRate.
   template <unsigned kRate>
   void squeeze_blocks(uint8_t* const* out, unsigned n) {
     using V = typename Ops::V;
-    constexpr unsigned kLanes = kRate / 8;
     V A[25];
     for (int i = 0; i < 25; ++i) A[i] = Ops::load(s[i]);
     for (unsigned b = 0; b < n; ++b) {
@@ -60,12 +69,9 @@ struct alignas(64) Sponges {
         keccak_lanes::permute_inline<Ops>(A);
       else
         keccak_lanes::permute<Ops>(A);
-      for (unsigned g = 0; g < kLanes; g += W) {
-        V r[W];
-        for (unsigned i = 0; i < W; ++i) r[i] = A[g + i < 25 ? g + i : 24];  // past the rate: unused
-        Ops::transpose(r);
-        for (unsigned w = 0; w < W; ++w) Ops::store_lanes(out[w] + b * kRate + 8 * g, r[w], kLanes - g < W ? kLanes - g : W);
-      }
+      uint8_t* dst[W];
+      for (unsigned w = 0; w < W; ++w) dst[w] = out[w] + b * kRate;
+      store_block<kRate>(A, dst);
     }
     for (int i = 0; i < 25; ++i) Ops::store(s[i], A[i]);
   }
@@ -81,6 +87,9 @@ struct Work {
   alignas(64) uint8_t buf[Ops::kWays][kBufBytes];
 };
 
+// ExpandA's stream for A^[idx] (row idx / l, column idx % l): rho || j || i.
+inline uint16_t expand_a_suffix(unsigned idx, unsigned l) { return static_cast<uint16_t>((idx % l) | ((idx / l) << 8)); }
+
 template <class Ops>
 void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
               unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t)) {
@@ -94,8 +103,7 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
     const unsigned n = total - start < W ? total - start : W;  // spare lanes repeat entry `start`
     uint16_t suffix[W];
     for (unsigned w = 0; w < W; ++w) {
-      const unsigned idx = start + (w < n ? w : 0);
-      suffix[w] = static_cast<uint16_t>((idx % l) | ((idx / l) << 8));  // rho || j || i
+      suffix[w] = expand_a_suffix(start + (w < n ? w : 0), l);
     }
     h.start(rho, 4, suffix, mldsa::SHAKE128_RATE);
     uint8_t* out[W];
@@ -155,10 +163,7 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
     const unsigned idx = next++;
     job[w] = static_cast<int>(idx);
     blocks[w] = 0;
-    for (unsigned i = 0; i < 25; ++i) s[i][w] = 0;
-    for (unsigned i = 0; i < 4; ++i) std::memcpy(&s[i][w], rho + 8 * i, 8);
-    s[4][w] = ((idx % l) | ((idx / l) << 8)) | (uint64_t{mldsa::DS_SHAKE} << 16);  // rho || j || i
-    s[kRateA / 8 - 1][w] ^= uint64_t{0x80} << 56;
+    work->h.start_lane(w, rho, 4, expand_a_suffix(idx, l), kRateA);
   };
   // The hash's sponge in lane 0: absorbed bytes, whether the padded last
   // block is in, and the bytes squeezed so far.
@@ -195,18 +200,13 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
     using V = typename Ops::V;
     V* const state = reinterpret_cast<V*>(&s[0][0]);
     keccak_lanes::permute<Ops>(state);
-    // Every lane's block to its buffer at once, as Sponges::squeeze_blocks does.
+    // Every lane's block to its buffer at once (the hash's and idle lanes' to spill).
     uint8_t* dst[W];
     for (unsigned w = 0; w < W; ++w) {
       const bool poly = job[w] >= 0;
       dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : spill;
     }
-    for (unsigned g = 0; g < kRateA / 8; g += W) {
-      V r[W];
-      for (unsigned i = 0; i < W; ++i) r[i] = state[g + i < 25 ? g + i : 24];
-      Ops::transpose(r);
-      for (unsigned w = 0; w < W; ++w) Ops::store_lanes(dst[w] + 8 * g, r[w], kRateA / 8 - g < W ? kRateA / 8 - g : W);
-    }
+    Sponges<Ops>::template store_block<kRateA>(state, dst);
     for (unsigned w = 0; w < W; ++w) {
       if (job[w] == kHash) {
         if (!padded) {
