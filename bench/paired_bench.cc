@@ -130,10 +130,8 @@ Fn sym(void* lib, const std::string& name) {
 
 // liboqs: OQS_SIG_ml_dsa_<n>_{keypair,sign,verify}; OQS_SUCCESS is 0.
 bool liboqs(const Params& p, const std::string& variant, const std::string& dir, Impl& im) {
-  static std::vector<void*> opened;
-  void* lib = open_lib(dir + "/" + variant + "/lib/liboqs.so");
+  void* lib = open_lib(dir + "/" + variant + "/lib/liboqs.so");  // kept open for the process
   if (!lib) return false;
-  opened.push_back(lib);
   if (auto init = sym<void (*)()>(lib, "OQS_init")) init();
   const std::string n = std::to_string(p.id == ParamSet::ML_DSA_44 ? 44 : p.id == ParamSet::ML_DSA_65 ? 65 : 87);
   auto kp = sym<int (*)(uint8_t*, uint8_t*)>(lib, "OQS_SIG_ml_dsa_" + n + "_keypair");

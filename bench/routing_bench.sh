@@ -42,7 +42,7 @@ import statistics as st, sys
 cpu = [l.split() for l in sys.argv[1].splitlines() if l.strip()]
 rt = [l.split() for l in sys.argv[2].splitlines() if l.strip()]
 n = min(len(cpu), len(rt))
-med = lambda xs: st.median(xs)
+med = st.median
 c_rate = [float(c[0]) for c in cpu[:n]]; c_p99 = [float(c[1]) for c in cpu[:n]]
 r_rate = [float(r[0]) for r in rt[:n]]; r_p99 = [float(r[1]) for r in rt[:n]]
 queued = [float(r[2].rstrip('%')) for r in rt[:n]]

@@ -23,10 +23,9 @@
 // the line says the device runs in kProbeWindow (at least 2), so a device
 // 10x slower than the CPU costs a few milliseconds a probe, not the whole
 // of what 64 ASYNC jobs had in flight (a batch of 64 was 32 ms there).
-// Probe intervals double (up to
-// kMaxProbeInterval) while the CPU keeps winning and restart at
-// kMinProbeInterval once the device wins, so a device slower than the CPU
-// costs a few short probe batches a minute.
+// Probe intervals double (up to kMaxProbeInterval) while the CPU keeps
+// winning and restart at kMinProbeInterval once the device wins, so a device
+// slower than the CPU costs a few short probe batches a minute.
 //
 // Readers never lock: every value a decision reads is an atomic that the
 // writers (sampled CPU requests, the dispatcher after a batch) store.
