@@ -58,6 +58,7 @@ const Backend kRefBackend = {
     poly_power2round,
     {1, 1, 1},  // its 4-way permutation is four single ones: grouping saves nothing
     nullptr,    // its 4-way permutation is four single ones: no lanes to share
+    1,          // one sponge per polynomial: nothing to draw ahead
 };
 
 namespace {
@@ -143,6 +144,8 @@ const Backend& backend() {
 }
 
 const char* backend_name() { return backend().name; }
+
+void use_backend_for_testing(const Backend* b) { g_active.store(b, std::memory_order_release); }
 
 bool select_backend(std::string_view name) {
   const Backend* b = find(name);

@@ -98,11 +98,22 @@ struct Backend {
   // runs expand_a and shake256 one after the other (same results).
   void (*expand_a_hash)(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, const uint8_t* msg,
                         size_t msg_len, uint8_t* out, size_t out_len);
+
+  // ExpandMask's polynomials per permutation: a call for n of them costs what
+  // one for n rounded up to a multiple of this does, so signing draws the
+  // rounded-up count and keeps the extra ones (the next attempt's first
+  // polynomials) instead of leaving lanes empty. 1 = no look-ahead.
+  uint8_t mask_ways;
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best
 // the CPU supports).
 const Backend& backend();
+
+// Tests only: makes b the backend in use (a copy of a table with one field
+// changed, to check that the result does not depend on it); b must outlive
+// its use, and select_backend switches back.
+void use_backend_for_testing(const Backend* b);
 
 // The portable backend, always available.
 extern const Backend kRefBackend;

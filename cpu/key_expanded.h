@@ -92,12 +92,12 @@ struct SigningKeyScratch {
   const Poly* s2(const Params& p) const { return s + p.l; }
 };
 
-// skDecode (Algorithm 25) with its range checks into x and scratch, and
-// ExpandA into A (k*l polynomials). With expand_now, also x's signing form
-// (else it is filled on first use). It does not check that t0 and tr match
-// the rest (PrivateKey::from_sk does).
+// skDecode (Algorithm 25) with its range checks into x, s (s1 then s2: l + k
+// polynomials) and t0 (k), and ExpandA into A (k*l polynomials). With
+// expand_now, also x's signing form (else it is filled on first use). It does
+// not check that t0 and tr match the rest (PrivateKey::from_sk does).
 Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
-                          Poly* A, SigningKeyScratch& scratch, bool expand_now);
+                          Poly* A, Poly* s, Poly* t0, bool expand_now);
 
 // The key's signing form (t0_hat, s1/s2_small_hat), filled from x.sk on the
 // first call; thread-safe.

@@ -64,11 +64,11 @@ void small_ntt_vec(SmallPoly* v_hat, const Poly* v, unsigned n) {
 }
 
 // The signing form from s1, s2, t0 in normal form.
-void fill_signing_form(const PrivateKey::Expanded& x, const SigningKeyScratch& s) {
+void fill_signing_form(const PrivateKey::Expanded& x, const Poly* s, const Poly* t0) {
   const Params& p = *x.p;
-  small_ntt_vec(x.s1_small_hat, s.s1(), p.l);
-  small_ntt_vec(x.s2_small_hat, s.s2(p), p.k);
-  std::memcpy(x.t0_hat, s.t0, sizeof(Poly) * p.k);
+  small_ntt_vec(x.s1_small_hat, s, p.l);
+  small_ntt_vec(x.s2_small_hat, s + p.l, p.k);
+  std::memcpy(x.t0_hat, t0, sizeof(Poly) * p.k);
   ntt_vec(x.t0_hat, p.k);
 }
 
@@ -167,17 +167,17 @@ Status PrivateKey::generate(const Params& p, std::unique_ptr<PrivateKey>& out) {
 }
 
 Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],
-                          Poly* A, SigningKeyScratch& s, bool expand_now) {
+                          Poly* A, Poly* s, Poly* t0, bool expand_now) {
   if (sk.size() != p.sk_bytes) return Status::bad_sk_length;
   x.has_seed = false;
   std::memcpy(x.sk, sk.data(), p.sk_bytes);
-  const Status st = sk_decode(p, sk.data(), rho, x.K, x.tr, s.s1(), s.s2(p), s.t0);
+  const Status st = sk_decode(p, sk.data(), rho, x.K, x.tr, s, s + p.l, t0);
   declassify_bytes(rho, 32);  // rho and tr are public (part of / hash of pk)
   declassify_bytes(x.tr, p.tr_bytes);
   if (st != Status::ok) return st;
   const Backend& be = backend();
   be.expand_a(A, rho, p.k, p.l);
-  if (expand_now) x.signing_form_once([&] { fill_signing_form(x, s); });
+  if (expand_now) x.signing_form_once([&] { fill_signing_form(x, s, t0); });
   return Status::ok;
 }
 
@@ -187,7 +187,7 @@ const PrivateKey::Expanded& signing_form(const PrivateKey::Expanded& x) {
     auto s = std::make_unique_for_overwrite<SigningKeyScratch>();
     uint8_t rho[32], K[32], tr[TR_BYTES];
     sk_decode(p, x.sk, rho, K, tr, s->s1(), s->s2(p), s->t0);  // checked when the key was made
-    fill_signing_form(x, *s);
+    fill_signing_form(x, s->s, s->t0);
     secure_zero(s.get(), sizeof *s);
     secure_zero(K, sizeof K);
   });
@@ -209,7 +209,7 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   auto x = std::make_unique<Expanded>(p);
   auto px = std::make_unique<PublicKey::Expanded>(p);
   auto scratch = std::make_unique_for_overwrite<KeyScratch>();  // every part written before use; wiped
-  Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk, false);
+  Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch->sk.s, scratch->sk.t0, false);
   if (st == Status::ok) {
     // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
     Poly* t1 = scratch->t1;

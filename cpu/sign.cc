@@ -25,8 +25,11 @@ namespace {
 // one at a time, mean signing time over 1000 messages on Zen 5: avx512
 // ML-DSA-44 -8..-15% at 2 (4 is no better, 3 worse), ML-DSA-65 -7..-12% at 3
 // (2 and 4 gain less), ML-DSA-87 (the costliest attempts) within +-2% at 2, so
-// 1; on avx2 only ML-DSA-65 gains a little (-1..-4% at 2; 44 loses 2-4%); the
-// portable backend's 4-way permutation is four single ones and saves nothing.
+// 1; the portable backend's 4-way permutation is four single ones and saves
+// nothing. avx2 takes 1 everywhere: with the masks drawn ahead (draw_masks)
+// it signs ML-DSA-65 6-9% faster than at 2 without them, and 2 with them is
+// 4-6% slower than 1 (Zen 3, 2000-3000 sign_encoded calls per configuration,
+// blocks of 16 alternating; 44 and 87 lose 5-20% at 2).
 // A round-3 set has its ML-DSA twin's shape and attempt cost, so it takes the
 // twin's group size.
 constexpr unsigned kMaxGroup = 3;
@@ -65,64 +68,100 @@ void derive_rhopp(const Params& p, const uint8_t K[32], const uint8_t* rnd, std:
 // jobs on small (32 KiB) stacks; wiped on every exit.
 // Not value-initialised (every part is written before it is read). The
 // vectors are sized for the parameter set and group (y, w0 and w1 for each
-// attempt of the group; z and h for the one being checked): a fixed maximal
-// layout, or more than that, let glibc hand the memory back to the OS after
-// every signature (trim / mmap thresholds near 128 KiB), and the page faults
-// on the next one cost more than grouping saves.
+// attempt of the group; z and h for the one being checked; y is followed by
+// ahead, room for up to mask_ways - 1 masks drawn past the group's, see
+// draw_masks), and so is hin. Size matters: when a call frees more than
+// glibc's trim threshold (128 KiB), the heap goes back to the OS and the next
+// call faults its pages in again. One-shot signing of ML-DSA-87 at 148 KiB
+// (before sign_encoded put skDecode's vectors here) took 6,500 page faults
+// and 1.4x the time in a bench run of all three sets; at 125 KiB, none.
 struct SignScratch {
   unsigned g;
-  size_t npolys;
+  size_t npolys, hin_stride;
   std::unique_ptr<Poly[]> polys;
-  Poly *y, *z, *w0, *w1, *h;
+  std::unique_ptr<uint8_t[]> hin_bytes;  // mu || w1Encode(w1), one per attempt of the group
+  Poly *y, *ahead, *z, *w0, *w1, *h;
+  unsigned ahead_n = 0;  // masks in ahead, for kappa = ahead_kappa onwards
+  uint16_t ahead_kappa = 0;
   Poly tmp, c_hat;
   SmallPoly c_small_hat;  // c in the NTT' domain, for c*s1 and c*s2
   uint8_t rhopp[64];
-  uint8_t hin[kMaxGroup][MU_BYTES + MAX_K * 192];  // mu || w1Encode(w1), one per attempt of the group
-  SignScratch(unsigned group, unsigned l, unsigned k)
-      : g(group), npolys(group * l + l + 2 * group * k + k), polys(std::make_unique_for_overwrite<Poly[]>(npolys)) {
+  SignScratch(unsigned group, unsigned l, unsigned k, unsigned ways, size_t hin_len)
+      : g(group),
+        npolys(group * l + (ways - 1) + l + 2 * group * k + k),
+        hin_stride(hin_len),
+        polys(std::make_unique_for_overwrite<Poly[]>(npolys)),
+        hin_bytes(std::make_unique_for_overwrite<uint8_t[]>(group * hin_len)) {
     y = polys.get();
-    z = y + group * l;
+    ahead = y + group * l;
+    z = ahead + (ways - 1);
     w0 = z + l;
     w1 = w0 + group * k;
     h = w1 + group * k;
   }
+  uint8_t* hin(unsigned a) { return hin_bytes.get() + a * hin_stride; }
+  static std::unique_ptr<SignScratch> make(const Backend& be, const Params& p) {
+    return std::make_unique<SignScratch>(attempts_per_group(be, p), p.l, p.k, be.mask_ways < 1 ? 1 : be.mask_ways,
+                                         MU_BYTES + p.k * w1_bytes(p.gamma2));
+  }
   ~SignScratch() {
     secure_zero(polys.get(), sizeof(Poly) * npolys);
+    secure_zero(hin_bytes.get(), g * hin_stride);
     secure_zero(&tmp, sizeof tmp);
     secure_zero(&c_hat, sizeof c_hat);
     secure_zero(&c_small_hat, sizeof c_small_hat);
     secure_zero(rhopp, sizeof rhopp);
-    secure_zero(hin, sizeof hin[0] * g);
   }
 };
 
-}  // namespace
+// y = ExpandMask(rho'', kappa + r) for r < n (Algorithm 7 line 11, for the
+// group's attempts, whose nonces are back to back). The backend's
+// permutations make mask_ways polynomials at a time, so a count that is not a
+// multiple of it (l = 5 and 7 on 4 ways) would leave lanes empty: the
+// polynomials drawn past n land in ahead, right after y, and are the next
+// call's first ones; an attempt costs about l / mask_ways permutation runs,
+// not their round-up.
+void draw_masks(const Backend& be, SignScratch& s, unsigned n, uint16_t kappa, unsigned gamma1_bits) {
+  if (s.ahead_kappa != kappa) s.ahead_n = 0;  // not the next nonces (never in the loop below)
+  const unsigned have = s.ahead_n < n ? s.ahead_n : n;
+  std::memcpy(s.y, s.ahead, sizeof(Poly) * have);
+  s.ahead_n -= have;
+  s.ahead_kappa = static_cast<uint16_t>(kappa + n);
+  if (s.ahead_n) {  // more in stock than asked for: keep the rest, in order
+    std::memmove(s.ahead, s.ahead + have, sizeof(Poly) * s.ahead_n);
+    return;
+  }
+  const unsigned need = n - have;
+  if (!need) return;
+  const unsigned W = be.mask_ways < 1 ? 1 : be.mask_ways;
+  const unsigned draw = (need + W - 1) / W * W;  // y + n + (draw - need) ends within ahead's room
+  be.expand_mask(s.y + have, draw, s.rhopp, static_cast<uint16_t>(kappa + have), gamma1_bits);
+  s.ahead_n = draw - need;
+  if (s.y + n != s.ahead) std::memmove(s.ahead, s.y + n, sizeof(Poly) * s.ahead_n);  // a short last group
+}
 
-Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<const uint8_t> mu, const uint8_t* rnd,
-                        uint8_t* sig, unsigned max_attempts) {
-  if (mu.size() != MU_BYTES) return Status::bad_mu_length;
+// Algorithm 7 from line 7 on, in s (made by SignScratch::make for be and x's
+// parameter set).
+Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x, const Poly* A,
+               std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig, unsigned max_attempts) {
   const Params& p = *x.p;
-  const Backend& be = backend();
-
   uint8_t fresh[MAX_RND_BYTES];
   if (!rnd) {
     if (!os_random(fresh, p.rnd_bytes)) return Status::rng_failure;
     rnd = fresh;
   }
-  const unsigned G = attempts_per_group(be, p);
-  auto scratch = std::make_unique<SignScratch>(G, p.l, p.k);
-  SignScratch& s = *scratch;
+  const unsigned G = s.g;
+  const size_t ct_len = p.ctilde_bytes;
+  const size_t w1b = w1_bytes(p.gamma2);
+  const size_t hin_len = s.hin_stride;
   derive_rhopp(p, x.K, rnd, mu, s.rhopp);  // (line 7)
   secure_zero(fresh, sizeof fresh);
 
-  const size_t ct_len = p.ctilde_bytes;
-  const size_t w1b = w1_bytes(p.gamma2);
-  const size_t hin_len = MU_BYTES + p.k * w1b;
   uint8_t ctilde[kMaxGroup][64];
   uint8_t* const ct_out[kMaxGroup] = {ctilde[0], ctilde[1], ctilde[2]};
   uint8_t* hin[kMaxGroup];
   for (unsigned a = 0; a < G; ++a) {
-    hin[a] = s.hin[a];
+    hin[a] = s.hin(a);
     std::memcpy(hin[a], mu.data(), MU_BYTES);
   }
   Poly& c_hat = s.c_hat;
@@ -131,9 +170,8 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
     if (attempt == max_attempts) return Status::sign_attempts_exhausted;
     // The group never runs past the attempt limit.
     const unsigned g = max_attempts - attempt < G ? max_attempts - attempt : G;
-    // y = ExpandMask(rho'', kappa) for each attempt: consecutive attempts'
-    // nonces are back to back, so one call draws them all.  (line 11)
-    be.expand_mask(s.y, g * p.l, s.rhopp, static_cast<uint16_t>(attempt * p.l), p.gamma1_bits);
+    // y = ExpandMask(rho'', kappa) for each attempt  (line 11)
+    draw_masks(be, s, g * p.l, static_cast<uint16_t>(attempt * p.l), p.gamma1_bits);
     // w = A^ * NTT(y)  (line 12)
     Poly* y_hat = s.z;  // z is not needed until y_hat is used up
     for (unsigned a = 0; a < g; ++a) {
@@ -203,6 +241,16 @@ Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<
   }
 }
 
+}  // namespace
+
+Status sign_mu_expanded(const PrivateKey::Expanded& x, const Poly* A, std::span<const uint8_t> mu, const uint8_t* rnd,
+                        uint8_t* sig, unsigned max_attempts) {
+  if (mu.size() != MU_BYTES) return Status::bad_mu_length;
+  const Backend& be = backend();
+  auto s = SignScratch::make(be, *x.p);
+  return sign_in(*s, be, x, A, mu, rnd, sig, max_attempts);
+}
+
 Status sign_mu(const PrivateKey& key, std::span<const uint8_t> mu, const uint8_t* rnd, uint8_t* sig) {
   return sign_mu_expanded(signing_form(key.expanded()), key.public_key().expanded().A, mu, rnd, sig);
 }
@@ -213,11 +261,9 @@ namespace {
 // parameter set, on the heap (ASYNC stacks), wiped on every exit.
 struct OneShotKey {
   PrivateKey::Expanded x;  // wipes itself
-  SigningKeyScratch scratch;
   uint8_t rho[32];
   std::unique_ptr<Poly[]> A;  // public: not wiped
   explicit OneShotKey(const Params& p) : x(p), A(std::make_unique_for_overwrite<Poly[]>(p.k * p.l)) {}
-  ~OneShotKey() { secure_zero(&scratch, sizeof scratch); }
 };
 
 }  // namespace
@@ -228,13 +274,20 @@ Status sign_encoded(const Params& p, std::span<const uint8_t> sk, std::span<cons
   if (ctx.size() > MAX_CONTEXT_BYTES) return Status::context_too_long;
   if (p.scheme == Scheme::dilithium_r3 && !ctx.empty()) return Status::context_unsupported;
   auto k = std::make_unique<OneShotKey>(p);
-  if (Status st = decode_signing_key(p, sk, k->x, k->rho, k->A.get(), k->scratch, true); st != Status::ok) return st;
+  // skDecode's s1, s2 and t0 (l + 2k polynomials) go where signing's vectors
+  // (2l + 3k at least) will be: ML-DSA-87's one-shot signature then needs
+  // 125 KiB of heap, not 148 (see SignScratch). Wiped with the scratch.
+  const Backend& be = backend();
+  auto s = SignScratch::make(be, p);
+  Poly* const s12 = s->polys.get();
+  if (Status st = decode_signing_key(p, sk, k->x, k->rho, k->A.get(), s12, s12 + p.l + p.k, true); st != Status::ok)
+    return st;
   MuBuilder b;
   uint8_t mu[MU_BYTES];
   if (Status st = b.init_message(p, {k->x.tr, p.tr_bytes}, ctx); st != Status::ok) return st;
   b.update(msg);
   b.final(mu);
-  return sign_mu_expanded(k->x, k->A.get(), mu, rnd, sig);
+  return sign_in(*s, be, k->x, k->A.get(), mu, rnd, sig, kMaxSignAttempts);
 }
 
 Status sign_internal(const PrivateKey& key, std::span<const uint8_t> mprime, const uint8_t* rnd, uint8_t* sig) {

@@ -482,5 +482,43 @@ TEST_F(BackendEquivalence, KeygenSignVerify) {
   }
 }
 
+// Signing draws masks ahead in whole permutations (Backend::mask_ways) and
+// runs attempts in groups (Backend::sign_group): neither may change a
+// signature. The backend under test (ref too) with each lanes count, 1 to
+// more than a whole attempt's masks, and each group size signs 16 messages
+// (each a different number of attempts) as with neither, deterministic and
+// hedged.
+class SignLookAhead : public BackendTest {};
+
+TEST_F(SignLookAhead, SameSignaturesForEveryLanesCountAndGroupSize) {
+  const Backend& tested = backend();
+  const std::string name = tested.name;
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    std::unique_ptr<PrivateKey> key = key_from_tag(p, 4);
+    ASSERT_TRUE(key);
+    auto sign_all = [&](unsigned ways, unsigned group) {
+      Backend b = tested;
+      b.mask_ways = static_cast<uint8_t>(ways);
+      for (auto& g : b.sign_group) g = static_cast<uint8_t>(group);
+      use_backend_for_testing(&b);
+      std::vector<std::vector<uint8_t>> sigs;
+      for (uint8_t m = 0; m < 16; ++m) {
+        const uint8_t msg[1] = {m};
+        std::vector<uint8_t> rnd(RND_BYTES, m & 1 ? m : 0);  // even m: deterministic
+        std::vector<uint8_t> sig(p.sig_bytes);
+        EXPECT_EQ(Status::ok, sign(*key, msg, {}, rnd.data(), sig.data()));
+        sigs.push_back(std::move(sig));
+      }
+      EXPECT_TRUE(select_backend(name));
+      return sigs;
+    };
+    const auto plain = sign_all(1, 1);
+    for (unsigned ways : {1u, 2u, 3u, 4u, 5u, 8u, 11u})
+      for (unsigned group : {1u, 2u, 3u})
+        EXPECT_EQ(plain, sign_all(ways, group)) << p.name << " ways " << ways << " group " << group;
+  }
+}
+
 }  // namespace
 }  // namespace mldsa::test
