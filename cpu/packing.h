@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/mldsa.h"
 #include "cpu/poly.h"
@@ -15,6 +16,25 @@ namespace mldsa {
 // (a_i) in `bits` bits each, little-endian bit order (Algorithms 16-17).
 void pack_bits(uint8_t* out, const Poly* a, unsigned bits, int32_t offset, bool negate);
 void unpack_bits(Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate);
+
+// The widths FIPS 204 packs (3, 4: s1, s2; 6 and 4: w1; 10: t1; 13: t0; 18,
+// 20: z), for the vector backends' codecs, which take the width as a
+// template argument: calls f(std::integral_constant<unsigned, bits>{}) and
+// returns true, or returns false for any other width (then the portable
+// pack_bits / unpack_bits above).
+template <class F>
+[[gnu::always_inline]] inline bool with_packed_width(unsigned bits, F&& f) {
+  switch (bits) {
+    case 3: f(std::integral_constant<unsigned, 3>{}); return true;
+    case 4: f(std::integral_constant<unsigned, 4>{}); return true;
+    case 6: f(std::integral_constant<unsigned, 6>{}); return true;
+    case 10: f(std::integral_constant<unsigned, 10>{}); return true;
+    case 13: f(std::integral_constant<unsigned, 13>{}); return true;
+    case 18: f(std::integral_constant<unsigned, 18>{}); return true;
+    case 20: f(std::integral_constant<unsigned, 20>{}); return true;
+    default: return false;
+  }
+}
 
 inline size_t eta_bytes(unsigned eta) { return eta == 2 ? 96 : 128; }
 inline size_t z_bytes(unsigned gamma1_bits) { return 32 * (gamma1_bits + 1); }

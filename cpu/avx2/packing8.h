@@ -215,29 +215,11 @@ inline unsigned hint_positions(uint8_t* pos, const mldsa::Poly* h) {
 }
 
 inline void pack_bits(uint8_t* out, const mldsa::Poly* a, unsigned bits, int32_t offset, bool negate) {
-  switch (bits) {
-    case 3: return pack<3>(out, a->c, offset, negate);
-    case 4: return pack<4>(out, a->c, offset, negate);
-    case 6: return pack<6>(out, a->c, offset, negate);
-    case 10: return pack<10>(out, a->c, offset, negate);
-    case 13: return pack<13>(out, a->c, offset, negate);
-    case 18: return pack<18>(out, a->c, offset, negate);
-    case 20: return pack<20>(out, a->c, offset, negate);
-    default: return mldsa::pack_bits(out, a, bits, offset, negate);
-  }
+  if (!mldsa::with_packed_width(bits, [&](auto B) { pack<B>(out, a->c, offset, negate); })) mldsa::pack_bits(out, a, bits, offset, negate);
 }
 
 inline void unpack_bits(mldsa::Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate) {
-  switch (bits) {
-    case 3: return unpack<3>(a, in, offset, negate);
-    case 4: return unpack<4>(a, in, offset, negate);
-    case 6: return unpack<6>(a, in, offset, negate);
-    case 10: return unpack<10>(a, in, offset, negate);
-    case 13: return unpack<13>(a, in, offset, negate);
-    case 18: return unpack<18>(a, in, offset, negate);
-    case 20: return unpack<20>(a, in, offset, negate);
-    default: return mldsa::unpack_bits(a, in, bits, offset, negate);
-  }
+  if (!mldsa::with_packed_width(bits, [&](auto B) { unpack<B>(a, in, offset, negate); })) mldsa::unpack_bits(a, in, bits, offset, negate);
 }
 
 }  // namespace packing8

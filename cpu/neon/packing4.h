@@ -160,29 +160,11 @@ inline void unpack_either(mldsa::Poly* a, const uint8_t* in, int32_t offset, boo
 }
 
 inline void pack_bits(uint8_t* out, const mldsa::Poly* a, unsigned bits, int32_t offset, bool negate) {
-  switch (bits) {
-    case 3: return pack_either<3>(out, a, offset, negate);
-    case 4: return pack_either<4>(out, a, offset, negate);
-    case 6: return pack_either<6>(out, a, offset, negate);
-    case 10: return pack_either<10>(out, a, offset, negate);
-    case 13: return pack_either<13>(out, a, offset, negate);
-    case 18: return pack_either<18>(out, a, offset, negate);
-    case 20: return pack_either<20>(out, a, offset, negate);
-    default: return mldsa::pack_bits(out, a, bits, offset, negate);
-  }
+  if (!mldsa::with_packed_width(bits, [&](auto B) { pack_either<B>(out, a, offset, negate); })) mldsa::pack_bits(out, a, bits, offset, negate);
 }
 
 inline void unpack_bits(mldsa::Poly* a, const uint8_t* in, unsigned bits, int32_t offset, bool negate) {
-  switch (bits) {
-    case 3: return unpack_either<3>(a, in, offset, negate);
-    case 4: return unpack_either<4>(a, in, offset, negate);
-    case 6: return unpack_either<6>(a, in, offset, negate);
-    case 10: return unpack_either<10>(a, in, offset, negate);
-    case 13: return unpack_either<13>(a, in, offset, negate);
-    case 18: return unpack_either<18>(a, in, offset, negate);
-    case 20: return unpack_either<20>(a, in, offset, negate);
-    default: return mldsa::unpack_bits(a, in, bits, offset, negate);
-  }
+  if (!mldsa::with_packed_width(bits, [&](auto B) { unpack_either<B>(a, in, offset, negate); })) mldsa::unpack_bits(a, in, bits, offset, negate);
 }
 
 // ExpandMask's unpacking: z_i = 2^g - (bits of width g+1), as mldsa::unpack_z.
