@@ -10,20 +10,7 @@
 namespace mldsa {
 namespace {
 
-constexpr uint64_t kRoundConstants[24] = {
-    0x0000000000000001ull, 0x0000000000008082ull, 0x800000000000808Aull, 0x8000000080008000ull,
-    0x000000000000808Bull, 0x0000000080000001ull, 0x8000000080008081ull, 0x8000000000008009ull,
-    0x000000000000008Aull, 0x0000000000000088ull, 0x0000000080008009ull, 0x000000008000000Aull,
-    0x000000008000808Bull, 0x800000000000008Bull, 0x8000000000008089ull, 0x8000000000008003ull,
-    0x8000000000008002ull, 0x8000000000000080ull, 0x000000000000800Aull, 0x800000008000000Aull,
-    0x8000000080008081ull, 0x8000000000008080ull, 0x0000000080000001ull, 0x8000000080008008ull,
-};
-
 inline uint64_t rol(uint64_t x, unsigned n) { return n == 0 ? x : (x << n) | (x >> (64 - n)); }
-
-// Rotation offset of lane (x, y), index x + 5y.
-constexpr unsigned kRho[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
-                               25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
 
 // The sponge's byte view of the state: byte i is bits 8(i%8).. of lane i/8
 // (FIPS 202 little-endian lanes). On little-endian hosts that is the state's
@@ -85,13 +72,13 @@ void keccakf1600_ref(uint64_t s[25]) {
     for (int y = 0; y < 5; ++y)
       for (int x = 0; x < 5; ++x) {
         const int from = x + 5 * y;
-        b[y + 5 * ((2 * x + 3 * y) % 5)] = rol(s[from] ^ d[x], kRho[from]);
+        b[y + 5 * ((2 * x + 3 * y) % 5)] = rol(s[from] ^ d[x], KECCAK_RHO[from]);
       }
     // chi
     for (int y = 0; y < 25; y += 5)
       for (int x = 0; x < 5; ++x) s[y + x] = b[y + x] ^ (~b[y + (x + 1) % 5] & b[y + (x + 2) % 5]);
     // iota
-    s[0] ^= kRoundConstants[round];
+    s[0] ^= KECCAK_RC[round];
   }
 }
 

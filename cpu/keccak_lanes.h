@@ -19,20 +19,12 @@
 #include <cstdint>
 #include <utility>
 
+#include "cpu/keccak.h"
+
 namespace keccak_lanes {
 
-inline constexpr uint64_t kRC[24] = {
-    0x0000000000000001ull, 0x0000000000008082ull, 0x800000000000808Aull, 0x8000000080008000ull,
-    0x000000000000808Bull, 0x0000000080000001ull, 0x8000000080008081ull, 0x8000000000008009ull,
-    0x000000000000008Aull, 0x0000000000000088ull, 0x0000000080008009ull, 0x000000008000000Aull,
-    0x000000008000808Bull, 0x800000000000008Bull, 0x8000000000008089ull, 0x8000000000008003ull,
-    0x8000000000008002ull, 0x8000000000000080ull, 0x000000000000800Aull, 0x800000008000000Aull,
-    0x8000000080008081ull, 0x8000000000008080ull, 0x0000000080000001ull, 0x8000000080008008ull,
-};
-
-// Rotation offset of lane x + 5y.
-inline constexpr unsigned kRho[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
-                                      25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
+using mldsa::KECCAK_RC;
+using mldsa::KECCAK_RHO;
 
 // Lane x + 5y moves to (y, 2x + 3y).
 constexpr size_t pi_dest(size_t i) { return (i / 5) + 5 * ((2 * (i % 5) + 3 * (i / 5)) % 5); }
@@ -55,7 +47,7 @@ template <class Ops>
 
 template <class Ops, size_t I>
 inline void rho_pi(typename Ops::V* B, const typename Ops::V* A, const typename Ops::V* D) {
-  B[pi_dest(I)] = xor_rol<Ops, kRho[I]>(A[I], D[I % 5]);
+  B[pi_dest(I)] = xor_rol<Ops, KECCAK_RHO[I]>(A[I], D[I % 5]);
 }
 
 template <class Ops, size_t I>
@@ -79,7 +71,7 @@ template <class Ops>
     for (int x = 0; x < 5; ++x) D[x] = xor_rol1<Ops>(C[(x + 4) % 5], C[(x + 1) % 5]);
     [&]<size_t... I>(std::index_sequence<I...>) { (rho_pi<Ops, I>(B, A, D), ...); }(std::make_index_sequence<25>{});
     [&]<size_t... I>(std::index_sequence<I...>) { (chi<Ops, I>(A, B), ...); }(std::make_index_sequence<25>{});
-    A[0] = Ops::xor2(A[0], Ops::splat(kRC[round]));
+    A[0] = Ops::xor2(A[0], Ops::splat(KECCAK_RC[round]));
   }
 }
 
@@ -113,7 +105,7 @@ namespace {
 #pragma GCC unroll 5
     for (int X = 0; X < 5; ++X) {  // output lane (X, Y) comes from (x, y) = (X + 3Y, X)
       const int x = (X + 3 * Y) % 5;
-      B[X] = rol_scalar(A[x + 5 * X] ^ D[x], kRho[x + 5 * X]);
+      B[X] = rol_scalar(A[x + 5 * X] ^ D[x], KECCAK_RHO[x + 5 * X]);
     }
 #pragma GCC unroll 5
     for (int X = 0; X < 5; ++X) E[X + 5 * Y] = B[X] ^ (~B[(X + 1) % 5] & B[(X + 2) % 5]) ^ (X + Y == 0 ? rc : 0);
@@ -124,8 +116,8 @@ namespace {
 inline void permute_scalar(uint64_t s[25]) {
   uint64_t E[25];
   for (int round = 0; round < 24; round += 2) {
-    round_scalar(s, E, kRC[round]);
-    round_scalar(E, s, kRC[round + 1]);
+    round_scalar(s, E, KECCAK_RC[round]);
+    round_scalar(E, s, KECCAK_RC[round + 1]);
   }
 }
 }  // namespace
