@@ -41,9 +41,52 @@ const RoutePolicy::Lane* RoutePolicy::lane(const mldsa::Params& p, BatchOp op) c
   return slot < kParamSlots ? &lanes_[slot * kBatchOps + static_cast<size_t>(op)] : nullptr;
 }
 
+void RoutePolicy::close_window(Lane& l, int64_t now) {
+  int64_t start = l.window_start.load(std::memory_order_relaxed);
+  if (start >= 0 && now - start < kRateWindow) return;
+  if (!l.window_start.compare_exchange_strong(start, now, std::memory_order_relaxed)) return;
+  const uint64_t dev = l.done_device.load(std::memory_order_relaxed);
+  const uint64_t cpu = l.done_cpu.load(std::memory_order_relaxed);
+  const uint64_t d_dev = dev - l.window_device.exchange(dev, std::memory_order_relaxed);
+  const uint64_t d_cpu = cpu - l.window_cpu.exchange(cpu, std::memory_order_relaxed);
+  // The first window, too few completions, or a gap in the load (closed
+  // late): no rate.
+  if (start < 0 || now <= start || d_dev + d_cpu < kRateItems || now - start > 2 * kRateWindow) return;
+  const double span = static_cast<double>(now - start);
+  if (d_dev >= d_cpu) {  // most on the device: what routing to it delivers
+    const double rate = static_cast<double>(d_dev + d_cpu) / span;
+    l.device_rate.store(rate, std::memory_order_relaxed);
+    const double cpu_rate = l.cpu_rate.load(std::memory_order_relaxed);
+    const int64_t interval = l.host_bound_interval.load(std::memory_order_relaxed);
+    if (cpu_rate <= 0 || now - l.cpu_rate_at.load(std::memory_order_relaxed) > kMaxProbeInterval) {
+      // Nothing (recent) to compare with: one window on the CPU to measure it.
+      l.host_bound_until.store(now + kRateWindow + kRateWindow / 2, std::memory_order_relaxed);
+    } else if (rate < cpu_rate) {
+      l.host_bound_until.store(now + interval, std::memory_order_relaxed);
+      l.host_bound_interval.store(std::min(kMaxProbeInterval, 2 * interval), std::memory_order_relaxed);
+    } else {
+      l.host_bound_interval.store(kMinProbeInterval, std::memory_order_relaxed);
+    }
+  } else if (d_dev * 10 <= d_dev + d_cpu) {  // a CPU window: 90% or more on the CPU
+    // A higher rate counts at once, a lower one 10% a window: one window
+    // the host was busy elsewhere must not make a slower device look better.
+    const double rate = static_cast<double>(d_dev + d_cpu) / span;
+    const double old = l.cpu_rate.load(std::memory_order_relaxed);
+    l.cpu_rate.store(rate >= old ? rate : old - 0.1 * (old - rate), std::memory_order_relaxed);
+    l.cpu_rate_at.store(now, std::memory_order_relaxed);
+  }
+}
+
+void RoutePolicy::cpu_done(const mldsa::Params& p, BatchOp op) {
+  if (Lane* l = lane(p, op)) l->done_cpu.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool RoutePolicy::use_device(const mldsa::Params& p, BatchOp op, Demand d, int64_t now) {
   Lane* l = lane(p, op);
   if (l == nullptr) return false;
+  close_window(*l, now);
+  // The device delivered less than the CPU lately: the CPU, until the back-off ends.
+  if (now < l->host_bound_until.load(std::memory_order_relaxed)) return false;
   if (now < l->probe_until.load(std::memory_order_relaxed) &&
       l->probe_left.fetch_sub(1, std::memory_order_relaxed) > 0)
     return true;
@@ -114,6 +157,7 @@ void RoutePolicy::device_sample(const mldsa::Params& p, BatchOp op, size_t n, in
   l->a.store(a, std::memory_order_relaxed);
   l->b.store(b, std::memory_order_relaxed);
   l->last_batch.store(n, std::memory_order_relaxed);
+  l->done_device.fetch_add(n, std::memory_order_relaxed);
   const uint64_t seen = l->batches.fetch_add(1, std::memory_order_relaxed) + 1;
   if (seen >= 2) l->fitted.store(true, std::memory_order_relaxed);
   // Probe less often while the CPU wins at this batch size, often once the
@@ -137,6 +181,8 @@ RoutePolicy::LaneModel RoutePolicy::model(const mldsa::Params& p, BatchOp op) co
   m.batches = l->batches.load(std::memory_order_relaxed);
   m.probes = l->probes.load(std::memory_order_relaxed);
   m.last_batch = l->last_batch.load(std::memory_order_relaxed);
+  m.cpu_rate = l->cpu_rate.load(std::memory_order_relaxed) * 1e9;
+  m.device_rate = l->device_rate.load(std::memory_order_relaxed) * 1e9;
   return m;
 }
 
@@ -148,7 +194,7 @@ std::string RoutePolicy::describe() const {
     const double cpu = l.cpu_ns.load(std::memory_order_relaxed);
     const uint64_t batches = l.batches.load(std::memory_order_relaxed);
     if (p == nullptr || (cpu <= 0 && batches == 0)) continue;
-    char line[200], cpu_text[32] = "unmeasured";
+    char line[300], cpu_text[32] = "unmeasured";
     if (cpu > 0) std::snprintf(cpu_text, sizeof cpu_text, "%.1f us", cpu / 1e3);
     std::snprintf(line, sizeof line, "%s%s %s: cpu %s, device %.1f us + %.3f us/item (%llu batches, %llu probes)",
                   out.empty() ? "" : "; ", p->name, op_name(i % kBatchOps), cpu_text,
@@ -156,6 +202,11 @@ std::string RoutePolicy::describe() const {
                   static_cast<unsigned long long>(batches),
                   static_cast<unsigned long long>(l.probes.load(std::memory_order_relaxed)));
     out += line;
+    const double cr = l.cpu_rate.load(std::memory_order_relaxed), dr = l.device_rate.load(std::memory_order_relaxed);
+    if (cr > 0 || dr > 0) {
+      std::snprintf(line, sizeof line, ", delivered %.0f/s on the cpu, %.0f/s on the device", cr * 1e9, dr * 1e9);
+      out += line;
+    }
   }
   return out.empty() ? "nothing measured yet" : out;
 }

@@ -27,6 +27,23 @@
 // winning and restart at kMinProbeInterval once the device wins, so a device
 // slower than the CPU costs a few short probe batches a minute.
 //
+// What the line leaves out is the host's work for a queued request (the
+// submitting thread's queueing, pausing and resuming, the engine's staging):
+// with 64 ASYNC jobs on one thread a queued verify cost more than verifying
+// on the spot, so a device the line rated 10x the CPU ran at 0.6x of it.
+// So the policy also watches what each path delivers: the bulk requests of
+// a lane completed per kRateWindow, on the device (batches) and on the CPU.
+// A window with kRateItems completions or more, closed within two windows'
+// time (no gap in the load), measures: with 90% of them or more on the CPU,
+// the CPU's rate; with most on the device, what routing to the device
+// delivers. When that is less than the latest CPU window's, the lane stays
+// on the CPU (no probes either) for a back-off that doubles
+// (kMinProbeInterval to kMaxProbeInterval) each time the device is tried and
+// loses again, and restarts once it wins. A device window with no CPU
+// window in the last kMaxProbeInterval to compare with sends the lane to the
+// CPU for one window. Below the CPU's capacity both paths deliver what is
+// asked, so a verdict there costs nothing.
+//
 // Readers never lock: every value a decision reads is an atomic that the
 // writers (sampled CPU requests, the dispatcher after a batch) store.
 #pragma once
@@ -49,6 +66,8 @@ class RoutePolicy {
   static constexpr int64_t kMinProbeInterval = 100'000'000;  // ns
   static constexpr int64_t kMaxProbeInterval = 5'000'000'000;
   static constexpr int64_t kProbeWindow = 2'000'000;         // ns of bulk requests sent to the device
+  static constexpr int64_t kRateWindow = 50'000'000;         // ns over which delivered rates are counted
+  static constexpr uint64_t kRateItems = 32;                 // completions a window needs to count
 
   // cores: the CPU's threads the requests can use; max_batch: the queue's.
   RoutePolicy(unsigned cores, size_t max_batch);
@@ -65,6 +84,8 @@ class RoutePolicy {
   void cpu_sample(const mldsa::Params& p, BatchOp op, int64_t ns);
   // A batch of n the device completed in ns (wall time of the executor call).
   void device_sample(const mldsa::Params& p, BatchOp op, size_t n, int64_t ns);
+  // A bulk request completed on the CPU (every one, not just the sampled).
+  void cpu_done(const mldsa::Params& p, BatchOp op);
 
   struct LaneModel {
     double cpu_ns = 0;        // 0: not measured yet
@@ -73,6 +94,7 @@ class RoutePolicy {
     uint64_t batches = 0;     // device samples taken
     uint64_t probes = 0;      // probe windows opened
     size_t last_batch = 0;    // the latest device batch's size
+    double cpu_rate = 0, device_rate = 0;  // delivered per second in the latest window of each (0: none yet)
   };
   LaneModel model(const mldsa::Params& p, BatchOp op) const;
   // Each measured lane, "; " between them: "ML-DSA-44 sign: cpu 212.4 us,
@@ -95,12 +117,21 @@ class RoutePolicy {
     std::atomic<int64_t> probe_left{0};  // requests the open probe may still take
     std::atomic<uint64_t> batches{0}, probes{0};
     std::atomic<size_t> last_batch{0};
+    // Delivered rates (see above): completions, the window they are counted in.
+    std::atomic<uint64_t> done_device{0}, done_cpu{0};
+    std::atomic<int64_t> window_start{-1};
+    std::atomic<uint64_t> window_device{0}, window_cpu{0};  // the counts at window_start
+    std::atomic<double> cpu_rate{0}, device_rate{0};        // per ns
+    std::atomic<int64_t> cpu_rate_at{0};                     // when cpu_rate was last measured
+    std::atomic<int64_t> host_bound_until{0}, host_bound_interval{kMinProbeInterval};
     std::atomic<const mldsa::Params*> params{nullptr};
     // The fit's weighted sums, updated under m (the dispatcher alone, in practice).
     std::mutex m;
     double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
   };
   Lane* lane(const mldsa::Params& p, BatchOp op);
+  // Closes the lane's rate window when kRateWindow has passed (one caller).
+  void close_window(Lane& l, int64_t now);
   const Lane* lane(const mldsa::Params& p, BatchOp op) const;
 
   const unsigned cores_;

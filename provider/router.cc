@@ -306,6 +306,7 @@ mldsa::Status Router::route(Request& r) {
   const int64_t t0 = sample ? thread_cpu_ns() : 0;
   run_on_cpu(r);
   if (sample) policy->cpu_sample(*r.params, r.op, thread_cpu_ns() - t0);
+  if (policy != nullptr) policy->cpu_done(*r.params, r.op);
   cpu_busy_.fetch_sub(1, std::memory_order_relaxed);
   return r.status;
 }

@@ -179,6 +179,81 @@ TEST(RoutePolicy, LanesAreSeparate) {
   EXPECT_EQ(text.find("ML-DSA-65"), std::string::npos) << text;
 }
 
+// The line leaves out the host's work per queued request: what each path
+// delivers decides when the two disagree.
+TEST(RoutePolicy, ADeviceThatDeliversLessThanTheCpuIsLeftForABackOff) {
+  RoutePolicy rp(1, 4096);
+  const Params& p = p44();
+  const BatchOp op = BatchOp::verify;
+  rp.cpu_sample(p, op, 10 * kUs);                // one core: 100k/s
+  feed_device(rp, p, op, 50e3, 500, {64, 32});  // 64 in 82 us: 780k/s, so the line says device
+  auto cpu_window = [&](int64_t t, int n) {      // n completions on the CPU in [t, t + window)
+    for (int i = 0; i < n; ++i) rp.cpu_done(p, op);
+    return t + RoutePolicy::kRateWindow;
+  };
+  auto device_window = [&](int64_t t, int n) {   // n completions on the device
+    for (int i = 0; i < n / 64; ++i) rp.device_sample(p, op, 64, 82 * kUs);
+    return t + RoutePolicy::kRateWindow;
+  };
+  const RoutePolicy::Demand d = demand(64, 1);
+  int64_t t = 0;
+  EXPECT_TRUE(rp.use_device(p, op, d, t)) << "the line alone: device";  // opens the first window
+  t = cpu_window(t, 4000);                                               // 80k/s delivered on the CPU
+  EXPECT_TRUE(rp.use_device(p, op, d, t));
+  t = device_window(t, 2048);                                            // 41k/s on the device: less
+  EXPECT_FALSE(rp.use_device(p, op, d, t)) << "delivered less than the CPU: back to it";
+  EXPECT_NEAR(rp.model(p, op).device_rate, 2048 / 0.05, 1);
+  EXPECT_NEAR(rp.model(p, op).cpu_rate, 4000 / 0.05, 1);
+  EXPECT_FALSE(rp.use_device(p, op, d, t + RoutePolicy::kMinProbeInterval - 1)) << "no probes while it waits";
+  t += RoutePolicy::kMinProbeInterval;
+  t = cpu_window(t, 4000);  // the CPU's window in between (any gap of CPU work counts as one)
+  EXPECT_TRUE(rp.use_device(p, op, d, t)) << "the back-off over: the device again";
+  t = device_window(t, 2048);
+  EXPECT_FALSE(rp.use_device(p, op, d, t));
+  EXPECT_FALSE(rp.use_device(p, op, d, t + 2 * RoutePolicy::kMinProbeInterval - 1)) << "the back-off doubles";
+  t += 2 * RoutePolicy::kMinProbeInterval;
+  EXPECT_TRUE(rp.use_device(p, op, d, t));
+  t = device_window(t, 16384);  // 328k/s: more than the CPU
+  EXPECT_TRUE(rp.use_device(p, op, d, t)) << "a device that delivers more keeps the work";
+  t = device_window(t, 16384);
+  EXPECT_TRUE(rp.use_device(p, op, d, t));
+  // A window with too few completions, or closed late (a gap in the load), measures nothing.
+  t = device_window(t, 0);
+  EXPECT_TRUE(rp.use_device(p, op, d, t));
+  device_window(t, 128);
+  t += 3 * RoutePolicy::kRateWindow;
+  EXPECT_TRUE(rp.use_device(p, op, d, t));
+  EXPECT_NEAR(rp.model(p, op).device_rate, 16384 / 0.05, 1);
+  const std::string text = rp.describe();
+  EXPECT_NE(text.find("delivered 80000/s on the cpu, 327680/s on the device"), std::string::npos) << text;
+  // Most on the device, some on the CPU: what that mix delivers is judged.
+  cpu_window(t, 900);
+  t = device_window(t, 1024);  // 38.5k/s in all
+  EXPECT_FALSE(rp.use_device(p, op, d, t));
+  EXPECT_NEAR(rp.model(p, op).device_rate, 1924 / 0.05, 1);
+}
+
+// A lane that went to the device before any CPU window was measured gets
+// one, to have something to compare the device's delivery with.
+TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
+  RoutePolicy rp(1, 4096);
+  const Params& p = p44();
+  const BatchOp op = BatchOp::verify;
+  rp.cpu_sample(p, op, 10 * kUs);
+  feed_device(rp, p, op, 50e3, 500, {64, 32});
+  const RoutePolicy::Demand d = demand(64, 1);
+  int64_t t = 0;
+  EXPECT_TRUE(rp.use_device(p, op, d, t));
+  for (int i = 0; i < 32; ++i) rp.device_sample(p, op, 64, 82 * kUs);
+  t += RoutePolicy::kRateWindow;
+  EXPECT_FALSE(rp.use_device(p, op, d, t)) << "no CPU rate yet: one window to measure it";
+  for (int i = 0; i < 1000; ++i) rp.cpu_done(p, op);  // 20k/s: less than the device's 41k/s
+  t += RoutePolicy::kRateWindow;
+  EXPECT_FALSE(rp.use_device(p, op, d, t));  // this call closes the CPU window
+  EXPECT_NEAR(rp.model(p, op).cpu_rate, 1000 / 0.05, 1);
+  EXPECT_TRUE(rp.use_device(p, op, d, t + RoutePolicy::kRateWindow / 2)) << "measured, and the device delivers more";
+}
+
 TEST(RoutePolicy, CpuSamplesAverage) {
   RoutePolicy rp(4, 1024);
   rp.cpu_sample(p44(), BatchOp::sign, 100 * kUs);

@@ -249,7 +249,11 @@ void run_async(const Op& op, unsigned m, Clock::time_point end, ThreadResult& ou
       }
     }
     if (fds.empty()) continue;
-    if (poll(fds.data(), fds.size(), 10) <= 0) continue;
+    // Jobs that finished (on the CPU, say) start their next operation at
+    // once: wait for the paused ones only when nothing else can run, as a
+    // server's event loop would.
+    const bool idle_jobs = more && active < jobs.size();
+    if (poll(fds.data(), fds.size(), idle_jobs ? 0 : 10) <= 0) continue;
     for (size_t k = 0; k < fds.size(); ++k)
       if ((fds[k].revents & POLLIN) && owner[k]->active) step(*owner[k]);
   }
