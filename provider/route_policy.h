@@ -94,7 +94,9 @@ class RoutePolicy {
     uint64_t batches = 0;     // device samples taken
     uint64_t probes = 0;      // probe windows opened
     size_t last_batch = 0;    // the latest device batch's size
-    double cpu_rate = 0, device_rate = 0;  // delivered per second in the latest window of each (0: none yet)
+    // Delivered per second (0: not yet): the CPU's windows (a rise counts at
+    // once, a fall 10% a window), and the latest device window.
+    double cpu_rate = 0, device_rate = 0;
   };
   LaneModel model(const mldsa::Params& p, BatchOp op) const;
   // Each measured lane, "; " between them: "ML-DSA-44 sign: cpu 212.4 us,
