@@ -58,9 +58,12 @@ void RoutePolicy::close_window(Lane& l, int64_t now) {
     l.device_rate.store(rate, std::memory_order_relaxed);
     const double cpu_rate = l.cpu_rate.load(std::memory_order_relaxed);
     const int64_t interval = l.host_bound_interval.load(std::memory_order_relaxed);
+    const double cpu_ns = l.cpu_ns.load(std::memory_order_relaxed);
     if (cpu_rate <= 0 || now - l.cpu_rate_at.load(std::memory_order_relaxed) > kMaxProbeInterval) {
-      // Nothing (recent) to compare with: one window on the CPU to measure it.
-      l.host_bound_until.store(now + kRateWindow + kRateWindow / 2, std::memory_order_relaxed);
+      // Nothing (recent) to compare with: where the device delivers less
+      // than the line of one core would, one window on the CPU to measure it.
+      if (cpu_ns > 0 && rate * cpu_ns < 1)
+        l.host_bound_until.store(now + kRateWindow + kRateWindow / 2, std::memory_order_relaxed);
     } else if (rate < cpu_rate) {
       l.host_bound_until.store(now + interval, std::memory_order_relaxed);
       l.host_bound_interval.store(std::min(kMaxProbeInterval, 2 * interval), std::memory_order_relaxed);
@@ -86,7 +89,7 @@ bool RoutePolicy::use_device(const mldsa::Params& p, BatchOp op, Demand d, int64
   if (l == nullptr) return false;
   close_window(*l, now);
   // The device delivered less than the CPU lately: the CPU, until the back-off ends.
-  if (now < l->host_bound_until.load(std::memory_order_relaxed)) return false;
+  if (d.async && now < l->host_bound_until.load(std::memory_order_relaxed)) return false;
   if (now < l->probe_until.load(std::memory_order_relaxed) &&
       l->probe_left.fetch_sub(1, std::memory_order_relaxed) > 0)
     return true;

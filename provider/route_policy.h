@@ -31,8 +31,11 @@
 // submitting thread's queueing, pausing and resuming, the engine's staging):
 // with 64 ASYNC jobs on one thread a queued verify cost more than verifying
 // on the spot, so a device the line rated 10x the CPU ran at 0.6x of it.
-// So the policy also watches what each path delivers: the bulk requests of
-// a lane completed per kRateWindow, on the device (batches) and on the CPU.
+// So for requests from ASYNC jobs the policy also watches what each path
+// delivers: the bulk requests of a lane completed per kRateWindow, on the
+// device (batches) and on the CPU. (Jobs keep a thread busy, so a window
+// counts what a path can do; a few blocking threads deliver what their
+// latency allows, which the line already weighs for them.)
 // A window with kRateItems completions or more, closed within two windows'
 // time (no gap in the load), measures: with 90% of them or more on the CPU,
 // the CPU's rate; with most on the device, what routing to the device
@@ -40,8 +43,8 @@
 // on the CPU (no probes either) for a back-off that doubles
 // (kMinProbeInterval to kMaxProbeInterval) each time the device is tried and
 // loses again, and restarts once it wins. A device window with no CPU
-// window in the last kMaxProbeInterval to compare with sends the lane to the
-// CPU for one window. Below the CPU's capacity both paths deliver what is
+// window in the last kMaxProbeInterval to compare with, delivering less than
+// one core's cpu_ns would, sends the lane to the CPU for one window. Below the CPU's capacity both paths deliver what is
 // asked, so a verdict there costs nothing.
 //
 // Readers never lock: every value a decision reads is an atomic that the
@@ -75,6 +78,7 @@ class RoutePolicy {
   struct Demand {
     size_t batch = 1;         // requests a device batch would hold now
     size_t cpu_parallel = 1;  // requests the CPU would run at once
+    bool async = false;       // from an ASYNC job (the delivered-rate check applies)
   };
   // Whether the next bulk request of (p, op) goes to the device, at now
   // (steady_clock ns).

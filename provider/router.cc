@@ -327,6 +327,7 @@ bool Router::worth_the_device(const Request& r, size_t inflight, bool async) {
     }
     d.batch = std::max(inflight, peak);
     d.cpu_parallel = cpu_parallel_.load(std::memory_order_relaxed);
+    d.async = true;
   } else {
     d.batch = inflight;
     d.cpu_parallel = inflight;

@@ -195,13 +195,14 @@ TEST(RoutePolicy, ADeviceThatDeliversLessThanTheCpuIsLeftForABackOff) {
     for (int i = 0; i < n / 64; ++i) rp.device_sample(p, op, 64, 82 * kUs);
     return t + RoutePolicy::kRateWindow;
   };
-  const RoutePolicy::Demand d = demand(64, 1);
+  const RoutePolicy::Demand d{64, 1, true};  // ASYNC jobs
   int64_t t = 0;
   EXPECT_TRUE(rp.use_device(p, op, d, t)) << "the line alone: device";  // opens the first window
   t = cpu_window(t, 4000);                                               // 80k/s delivered on the CPU
   EXPECT_TRUE(rp.use_device(p, op, d, t));
   t = device_window(t, 2048);                                            // 41k/s on the device: less
   EXPECT_FALSE(rp.use_device(p, op, d, t)) << "delivered less than the CPU: back to it";
+  EXPECT_TRUE(rp.use_device(p, op, demand(64, 1), t)) << "blocking threads: the line decides";
   EXPECT_NEAR(rp.model(p, op).device_rate, 2048 / 0.05, 1);
   EXPECT_NEAR(rp.model(p, op).cpu_rate, 4000 / 0.05, 1);
   EXPECT_FALSE(rp.use_device(p, op, d, t + RoutePolicy::kMinProbeInterval - 1)) << "no probes while it waits";
@@ -234,14 +235,15 @@ TEST(RoutePolicy, ADeviceThatDeliversLessThanTheCpuIsLeftForABackOff) {
 }
 
 // A lane that went to the device before any CPU window was measured gets
-// one, to have something to compare the device's delivery with.
+// one, to have something to compare the device's delivery with, where the
+// device delivers less than one core's line would.
 TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
   RoutePolicy rp(1, 4096);
   const Params& p = p44();
   const BatchOp op = BatchOp::verify;
   rp.cpu_sample(p, op, 10 * kUs);
   feed_device(rp, p, op, 50e3, 500, {64, 32});
-  const RoutePolicy::Demand d = demand(64, 1);
+  const RoutePolicy::Demand d{64, 1, true};
   int64_t t = 0;
   EXPECT_TRUE(rp.use_device(p, op, d, t));
   for (int i = 0; i < 32; ++i) rp.device_sample(p, op, 64, 82 * kUs);
@@ -252,6 +254,17 @@ TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
   EXPECT_FALSE(rp.use_device(p, op, d, t));  // this call closes the CPU window
   EXPECT_NEAR(rp.model(p, op).cpu_rate, 1000 / 0.05, 1);
   EXPECT_TRUE(rp.use_device(p, op, d, t + RoutePolicy::kRateWindow / 2)) << "measured, and the device delivers more";
+
+  // A device that delivers more than one core's line would needs no CPU window.
+  RoutePolicy fast(1, 4096);
+  fast.cpu_sample(p, op, 10 * kUs);
+  feed_device(fast, p, op, 50e3, 500, {64, 32});
+  t = 0;
+  EXPECT_TRUE(fast.use_device(p, op, d, t));
+  for (int i = 0; i < 256; ++i) fast.device_sample(p, op, 64, 82 * kUs);  // 328k/s
+  t += RoutePolicy::kRateWindow;
+  EXPECT_TRUE(fast.use_device(p, op, d, t));
+  EXPECT_NEAR(fast.model(p, op).device_rate, 16384 / 0.05, 1);
 }
 
 TEST(RoutePolicy, CpuSamplesAverage) {
