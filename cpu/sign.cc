@@ -76,7 +76,7 @@ void derive_rhopp(const Params& p, const uint8_t K[32], const uint8_t* rnd, std:
 // (before sign_encoded put skDecode's vectors here) took 6,500 page faults
 // and 1.4x the time in a bench run of all three sets; at 125 KiB, none.
 struct SignScratch {
-  unsigned g;
+  unsigned g, ways;  // attempts per group; masks per permutation (Backend::mask_ways, at least 1)
   size_t npolys, hin_stride;
   std::unique_ptr<Poly[]> polys;
   std::unique_ptr<uint8_t[]> hin_bytes;  // mu || w1Encode(w1), one per attempt of the group
@@ -88,6 +88,7 @@ struct SignScratch {
   uint8_t rhopp[64];
   SignScratch(unsigned group, unsigned l, unsigned k, unsigned ways, size_t hin_len)
       : g(group),
+        ways(ways),
         npolys(group * l + (ways - 1) + l + 2 * group * k + k),
         hin_stride(hin_len),
         polys(std::make_unique_for_overwrite<Poly[]>(npolys)),
@@ -133,7 +134,7 @@ void draw_masks(const Backend& be, SignScratch& s, unsigned n, uint16_t kappa, u
   }
   const unsigned need = n - have;
   if (!need) return;
-  const unsigned W = be.mask_ways < 1 ? 1 : be.mask_ways;
+  const unsigned W = s.ways;
   const unsigned draw = (need + W - 1) / W * W;  // y + n + (draw - need) ends within ahead's room
   be.expand_mask(s.y + have, draw, s.rhopp, static_cast<uint16_t>(kappa + have), gamma1_bits);
   s.ahead_n = draw - need;
