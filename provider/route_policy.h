@@ -44,8 +44,9 @@
 // (kMinProbeInterval to kMaxProbeInterval) each time the device is tried and
 // loses again, and restarts once it wins. A device window with no CPU
 // window in the last kMaxProbeInterval to compare with, delivering less than
-// one core's cpu_ns would, sends the lane to the CPU for one window. Below the CPU's capacity both paths deliver what is
-// asked, so a verdict there costs nothing.
+// one core's cpu_ns would, sends the lane to the CPU for one window. Below
+// the CPU's capacity both paths deliver what is asked, so a verdict there
+// costs nothing.
 //
 // Readers never lock: every value a decision reads is an atomic that the
 // writers (sampled CPU requests, the dispatcher after a batch) store.
