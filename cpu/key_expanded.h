@@ -82,16 +82,6 @@ struct PrivateKey::Expanded {
   Expanded& operator=(const Expanded&) = delete;
 };
 
-// skDecode's vectors in normal form, wiped by the owner.
-struct SigningKeyScratch {
-  Poly s[MAX_L + MAX_K];  // s1 (l polynomials) then s2 (k), back to back as ExpandS draws them
-  Poly t0[MAX_K];
-  Poly* s1() { return s; }
-  Poly* s2(const Params& p) { return s + p.l; }
-  const Poly* s1() const { return s; }
-  const Poly* s2(const Params& p) const { return s + p.l; }
-};
-
 // skDecode (Algorithm 25) with its range checks into x, s (s1 then s2: l + k
 // polynomials) and t0 (k), and ExpandA into A (k*l polynomials). With
 // expand_now, also x's signing form (else it is filled on first use). It does
