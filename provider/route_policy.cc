@@ -59,16 +59,22 @@ void RoutePolicy::close_window(Lane& l, int64_t now) {
     const double cpu_rate = l.cpu_rate.load(std::memory_order_relaxed);
     const int64_t interval = l.host_bound_interval.load(std::memory_order_relaxed);
     const double cpu_ns = l.cpu_ns.load(std::memory_order_relaxed);
-    if (cpu_rate <= 0 || now - l.cpu_rate_at.load(std::memory_order_relaxed) > kMaxProbeInterval) {
-      // Nothing (recent) to compare with: where the device delivers less
-      // than the line of one core would, one window on the CPU to measure it.
-      if (cpu_ns > 0 && rate * cpu_ns < 1)
-        l.host_bound_until.store(now + kRateWindow + kRateWindow / 2, std::memory_order_relaxed);
-    } else if (rate < cpu_rate) {
+    const int64_t cpu_age = now - l.cpu_rate_at.load(std::memory_order_relaxed);
+    if (cpu_rate > 0 && cpu_age <= kMaxProbeInterval && rate < cpu_rate) {
       l.host_bound_until.store(now + interval, std::memory_order_relaxed);
       l.host_bound_interval.store(std::min(kMaxProbeInterval, 2 * interval), std::memory_order_relaxed);
     } else {
       l.host_bound_interval.store(kMinProbeInterval, std::memory_order_relaxed);
+      // A close call against a CPU rate older than kCpuRateRefresh (or none:
+      // the device took the lane before a CPU window closed): one window on
+      // the CPU to measure it again. The reference is the CPU's rate or one
+      // core's cpu_ns line, whichever is higher: either alone can be off (a
+      // window the host was busy elsewhere, a sample inflated by page faults),
+      // and a device that beat a low one kept the lane at 0.73x the CPU.
+      const double line = cpu_ns > 0 ? 1 / cpu_ns : 0;
+      const double reference = cpu_rate > line ? cpu_rate : line;
+      if ((cpu_rate <= 0 || cpu_age > kCpuRateRefresh) && rate < kClearLead * reference)
+        l.host_bound_until.store(now + kRateWindow + kRateWindow / 2, std::memory_order_relaxed);
     }
   } else if (d_dev * 10 <= d_dev + d_cpu) {  // a CPU window: 90% or more on the CPU
     // A higher rate counts at once, a lower one 10% a window: one window

@@ -42,11 +42,13 @@
 // delivers. When that is less than the latest CPU window's, the lane stays
 // on the CPU (no probes either) for a back-off that doubles
 // (kMinProbeInterval to kMaxProbeInterval) each time the device is tried and
-// loses again, and restarts once it wins. A device window with no CPU
-// window in the last kMaxProbeInterval to compare with, delivering less than
-// one core's cpu_ns would, sends the lane to the CPU for one window. Below
-// the CPU's capacity both paths deliver what is asked, so a verdict there
-// costs nothing.
+// loses again, and restarts once it wins. A device window that wins against
+// a CPU rate older than kCpuRateRefresh, or none, by less than kClearLead
+// times the higher of that rate and one core's cpu_ns line sends the lane to
+// the CPU for one window, to measure it again: a close call is not left to a
+// stale or low reading (a CPU window costs a device twice as fast at most a
+// few percent of its rate a second). Below the CPU's capacity both paths
+// deliver what is asked, so a verdict there costs nothing.
 //
 // Readers never lock: every value a decision reads is an atomic that the
 // writers (sampled CPU requests, the dispatcher after a batch) store.
@@ -72,6 +74,8 @@ class RoutePolicy {
   static constexpr int64_t kProbeWindow = 2'000'000;         // ns of bulk requests sent to the device
   static constexpr int64_t kRateWindow = 50'000'000;         // ns over which delivered rates are counted
   static constexpr uint64_t kRateItems = 32;                 // completions a window needs to count
+  static constexpr int64_t kCpuRateRefresh = 1'000'000'000;  // ns: a CPU rate older is measured again...
+  static constexpr double kClearLead = 2.0;                  // ...unless the device delivers this many times it
 
   // cores: the CPU's threads the requests can use; max_batch: the queue's.
   RoutePolicy(unsigned cores, size_t max_batch);

@@ -235,8 +235,8 @@ TEST(RoutePolicy, ADeviceThatDeliversLessThanTheCpuIsLeftForABackOff) {
 }
 
 // A lane that went to the device before any CPU window was measured gets
-// one, to have something to compare the device's delivery with, where the
-// device delivers less than one core's line would.
+// one, to have something to compare the device's delivery with, unless the
+// device delivers twice what one core's line would or more.
 TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
   RoutePolicy rp(1, 4096);
   const Params& p = p44();
@@ -255,7 +255,7 @@ TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
   EXPECT_NEAR(rp.model(p, op).cpu_rate, 1000 / 0.05, 1);
   EXPECT_TRUE(rp.use_device(p, op, d, t + RoutePolicy::kRateWindow / 2)) << "measured, and the device delivers more";
 
-  // A device that delivers more than one core's line would needs no CPU window.
+  // A device that delivers twice one core's line or more needs no CPU window.
   RoutePolicy fast(1, 4096);
   fast.cpu_sample(p, op, 10 * kUs);
   feed_device(fast, p, op, 50e3, 500, {64, 32});
@@ -265,6 +265,67 @@ TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
   t += RoutePolicy::kRateWindow;
   EXPECT_TRUE(fast.use_device(p, op, d, t));
   EXPECT_NEAR(fast.model(p, op).device_rate, 16384 / 0.05, 1);
+}
+
+// A device that wins a close call against a CPU rate measured over a second
+// ago gets the CPU measured again: a low first reading (here 30k/s, where the
+// CPU does 80k/s) must not keep the lane on a device that delivers 50k/s. A
+// device with a clear lead (2x) keeps the lane without.
+TEST(RoutePolicy, ACloseCallAgainstAnOldCpuRateMeasuresTheCpuAgain) {
+  RoutePolicy rp(1, 4096);
+  const Params& p = p44();
+  const BatchOp op = BatchOp::verify;
+  rp.cpu_sample(p, op, 40 * kUs);               // the line: 25k/s
+  feed_device(rp, p, op, 50e3, 500, {64, 32});  // the line says device
+  const RoutePolicy::Demand d{64, 1, true};
+  auto cpu_window = [&](int64_t t, int n) {
+    for (int i = 0; i < n; ++i) rp.cpu_done(p, op);
+    return t + RoutePolicy::kRateWindow;
+  };
+  auto device_window = [&](int64_t t, int n) {
+    for (int i = 0; i < n / 64; ++i) rp.device_sample(p, op, 64, 82 * kUs);
+    return t + RoutePolicy::kRateWindow;
+  };
+  int64_t t = 0;
+  EXPECT_TRUE(rp.use_device(p, op, d, t));  // opens the first window
+  t = cpu_window(t, 1500);                  // a low reading: 30k/s
+  EXPECT_TRUE(rp.use_device(p, op, d, t));
+  EXPECT_NEAR(rp.model(p, op).cpu_rate, 30e3, 1);
+  const int64_t measured = t;
+  while (t + RoutePolicy::kRateWindow - measured <= RoutePolicy::kCpuRateRefresh) {
+    t = device_window(t, 2560);  // 51k/s: more than the reading, less than twice it
+    EXPECT_TRUE(rp.use_device(p, op, d, t)) << "the reading is recent: the device keeps the lane (t = " << t << ")";
+  }
+  t = device_window(t, 2560);
+  EXPECT_FALSE(rp.use_device(p, op, d, t)) << "a close call against an old reading: one window on the CPU";
+  t = cpu_window(t, 4000);  // 80k/s
+  EXPECT_FALSE(rp.use_device(p, op, d, t));  // closes the CPU window
+  EXPECT_NEAR(rp.model(p, op).cpu_rate, 80e3, 1);
+  t += RoutePolicy::kRateWindow / 2;
+  EXPECT_TRUE(rp.use_device(p, op, d, t)) << "the window over: the line decides";
+  t = device_window(t, 2560);
+  EXPECT_FALSE(rp.use_device(p, op, d, t)) << "the device delivers less than the CPU now measured: back-off";
+
+  // Twice the CPU's rate or more: no CPU window, however old the reading.
+  RoutePolicy fast(1, 4096);
+  fast.cpu_sample(p, op, 40 * kUs);
+  feed_device(fast, p, op, 50e3, 500, {64, 32});
+  auto fast_cpu = [&](int64_t at, int n) {
+    for (int i = 0; i < n; ++i) fast.cpu_done(p, op);
+    return at + RoutePolicy::kRateWindow;
+  };
+  auto fast_device = [&](int64_t at, int n) {
+    for (int i = 0; i < n / 64; ++i) fast.device_sample(p, op, 64, 82 * kUs);
+    return at + RoutePolicy::kRateWindow;
+  };
+  t = 0;
+  EXPECT_TRUE(fast.use_device(p, op, d, t));
+  t = fast_cpu(t, 1500);
+  EXPECT_TRUE(fast.use_device(p, op, d, t));
+  for (int64_t start = t; t - start <= 3 * RoutePolicy::kCpuRateRefresh;) {
+    t = fast_device(t, 3072);  // 61k/s: over twice 30k/s
+    EXPECT_TRUE(fast.use_device(p, op, d, t)) << "t = " << t;
+  }
 }
 
 TEST(RoutePolicy, CpuSamplesAverage) {
