@@ -56,9 +56,17 @@ constexpr LaneTwiddles make_lane_twiddles(bool inverse) {
 alignas(64) constexpr LaneTwiddles kFwdLanes = make_lane_twiddles(false);
 alignas(64) constexpr LaneTwiddles kInvLanes = make_lane_twiddles(true);
 
+// A constant g++ cannot see: it turns vpmullw by a known constant into
+// shifts and subtractions (four instructions for one, two of them on the
+// two shift pipes), which made up a quarter of the inverse transform.
+inline __m256i opaque(__m256i v) {
+  __asm__("" : "+x"(v));
+  return v;
+}
+
 // mldsa::small_montmul and small_barrett on 16 lanes.
 inline __m256i montmul(__m256i a, __m256i b, __m256i bq) {
-  const __m256i t = _mm256_mullo_epi16(a, bq);
+  const __m256i t = _mm256_mullo_epi16(a, opaque(bq));
   return _mm256_sub_epi16(_mm256_mulhi_epi16(a, b), _mm256_mulhi_epi16(t, _mm256_set1_epi16(QS)));
 }
 inline __m256i montmul(__m256i a, Twiddle w) {
@@ -71,7 +79,7 @@ inline __m256i montmul_lanes(__m256i a, const LaneTwiddles& t, int row) {
 inline __m256i barrett(__m256i a) {
   const __m256i hi = _mm256_mulhi_epi16(a, _mm256_set1_epi16(kBarrettV));
   const __m256i t = _mm256_mulhrs_epi16(hi, _mm256_set1_epi16(32));  // (hi + 2^9) >> 10
-  return _mm256_sub_epi16(a, _mm256_mullo_epi16(t, _mm256_set1_epi16(QS)));
+  return _mm256_sub_epi16(a, _mm256_mullo_epi16(t, opaque(_mm256_set1_epi16(QS))));
 }
 
 inline void fwd_bf(__m256i& a, __m256i& b, __m256i t) {
@@ -147,7 +155,7 @@ constexpr Twiddle kScaleZ1 = mldsa::kSmallScaleZ1;
 // then three more (<= 30720), reduce; two more (<= 15360) and the scale.
 inline void mul(mldsa::Poly* out, const mldsa::SmallPoly* a, const mldsa::SmallPoly* b) {
   __m256i v[16];
-  const __m256i qinv = _mm256_set1_epi16(kQInv);
+  const __m256i qinv = opaque(_mm256_set1_epi16(kQInv));
   for (int c = 0; c < 16; ++c) {
     const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(a->c + 16 * c));
     const __m256i y = _mm256_load_si256(reinterpret_cast<const __m256i*>(b->c + 16 * c));
