@@ -13,7 +13,8 @@
 // randomness, pk and sk bytes out), sign (from the encoded sk, 32-byte
 // message, hedged), verify (from the encoded pk). Ours: the core API
 // (PrivateKey::generate, sign_encoded, PublicKey::decode + verify), one
-// column per backend named in --ours; the backend is switched between blocks.
+// column per backend named in --ours; the backend is switched between blocks
+// (NAME:no-mask-hash: that backend's table without Backend::mask_hash).
 //
 // The anchors are found at run time under --anchors DIR (or
 // MLDSA_ACCEL_ANCHORS), as scripts/build-anchors.sh lays them out:
@@ -37,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/backend.h"
 #include "cpu/mldsa.h"
 
 namespace {
@@ -94,11 +96,22 @@ struct Impl {
   std::function<void()> enter = [] {};  // run before each block (selects our backend)
 };
 
-Impl ours(const Params& p, const std::string& backend) {
+// A backend name, optionally with ":no-mask-hash" (its table without
+// Backend::mask_hash, for an A/B of that one choice in one process).
+Impl ours(const Params& p, const std::string& spec) {
   Impl im;
-  im.name = "ours-" + backend;
-  im.enter = [backend] {
+  im.name = "ours-" + spec;
+  const size_t colon = spec.find(':');
+  const std::string backend = spec.substr(0, colon);
+  const std::string variant = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (!variant.empty() && variant != "no-mask-hash") die("unknown backend variant " + variant);
+  auto table = std::make_shared<Backend>();
+  im.enter = [backend, variant, table] {
     if (!select_backend(backend)) die("backend " + backend + " is not available on this CPU");
+    if (variant.empty()) return;
+    *table = mldsa::backend();
+    table->mask_hash = nullptr;
+    use_backend_for_testing(table.get());
   };
   im.keygen = [&p](uint8_t* pk, uint8_t* sk) {
     std::unique_ptr<PrivateKey> key;
@@ -258,7 +271,7 @@ std::vector<double> run_once(const Params& p, const std::string& op, std::vector
 
 void usage() {
   std::fprintf(stderr,
-               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref] [--sets 44,65,87]\n"
+               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2:no-mask-hash] [--sets 44,65,87]\n"
                "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall]\n");
   std::exit(2);
 }

@@ -59,6 +59,8 @@ const Backend kRefBackend = {
     {1, 1, 1},  // its 4-way permutation is four single ones: grouping saves nothing
     nullptr,    // its 4-way permutation is four single ones: no lanes to share
     1,          // one sponge per polynomial: nothing to draw ahead
+    nullptr,    // no lanes to share
+    {0, 0, 0},
 };
 
 namespace {

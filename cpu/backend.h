@@ -8,11 +8,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "cpu/poly.h"
 #include "cpu/small_ntt.h"
 
 namespace mldsa {
+
+// Signing's masks as a stream, with its challenge hashes computed beside
+// them in the same multi-way permutations (Backend::mask_hash).
+class MaskHash {
+ public:
+  virtual ~MaskHash() = default;
+  // The next n masks: y[i] = ExpandMask's polynomial for the next nonce, the
+  // nonces counting up from 0 over all calls (Algorithm 7's kappa + r).
+  virtual void take(Poly* y, unsigned n) = 0;
+  // out = SHAKE256(msg, out_len), out_len <= 64, while masks are drawn beside it.
+  virtual void hash(const uint8_t* msg, size_t msg_len, uint8_t* out, size_t out_len) = 0;
+};
 
 struct Backend {
   const char* name;
@@ -104,6 +117,13 @@ struct Backend {
   // rounded-up count and keeps the extra ones (the next attempt's first
   // polynomials) instead of leaving lanes empty. 1 = no look-ahead.
   uint8_t mask_ways;
+
+  // Signing's masks and challenges c~ = H(mu || w1Encode(w1)) on shared
+  // lanes, for rho'' and gamma1's bits (null: expand_mask and shake256 as
+  // above; same results), used per shape as sign_group (0 or 1) where
+  // attempts are not grouped.
+  std::unique_ptr<MaskHash> (*mask_hash)(const uint8_t rhopp[64], unsigned gamma1_bits);
+  uint8_t mask_hash_shapes[3];
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "cpu/keccak_lanes.h"
+#include "cpu/backend.h"
 #include "cpu/ct.h"
 #include "cpu/keccak.h"
 #include "cpu/mldsa.h"
@@ -291,5 +292,131 @@ void expand_mask(mldsa::Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t k
   h.wipe();
   mldsa::secure_zero(buf, sizeof buf);
 }
+
+// Signing's masks as a stream, with the challenges c~ = H(mu || w1Encode(w1))
+// in a lane of the same permutations (Backend::mask_hash). One attempt at a
+// time, an attempt draws its l masks in whole W-way permutations and then
+// hashes 832-1088 bytes in 7-9 single-state permutations. Here lane 0 runs
+// the hashes and lanes 1..W-1 draw masks all the time, the next attempt's
+// while this one's hash runs, so the hash's permutations draw masks too: per
+// attempt about max(hash, 5 l / (W - 1)) permutations of all lanes instead
+// of 5 l / W of them and the hash alone. A mask's sponge needs kBlocks
+// permutations of its lane, so the sponges run on across calls (a call ends
+// when its hash or the masks it takes are done), squeezing into a ring of
+// kRing slots, one per nonce, where finished masks wait to be taken; a lane
+// with no free slot waits. The schedule branches on counts only (public);
+// the states and the ring hold secrets and are wiped.
+template <class Ops>
+class MaskHashLanes final : public mldsa::MaskHash {
+ public:
+  using Unpack = void (*)(mldsa::Poly*, const uint8_t*, unsigned);
+  MaskHashLanes(const uint8_t rhopp[64], unsigned gamma1_bits, Unpack unpack)
+      : gamma1_bits_(gamma1_bits), unpack_(unpack) {
+    std::memcpy(rhopp_, rhopp, sizeof rhopp_);
+    for (unsigned w = 0; w < W; ++w) job_[w] = kIdle;
+    for (bool& r : ready_) r = false;
+    fill_lanes();
+  }
+  ~MaskHashLanes() override {
+    h_.wipe();
+    mldsa::secure_zero(ring_, sizeof ring_);
+    mldsa::secure_zero(rhopp_, sizeof rhopp_);
+  }
+  MaskHashLanes(const MaskHashLanes&) = delete;
+  MaskHashLanes& operator=(const MaskHashLanes&) = delete;
+
+  void take(mldsa::Poly* y, unsigned n) override {
+    for (unsigned i = 0; i < n; ++i, ++taken_) {
+      while (!ready_[taken_ % kRing]) step();
+      unpack_(&y[i], ring_[taken_ % kRing], gamma1_bits_);
+      ready_[taken_ % kRing] = false;
+      fill_lanes();  // a slot is free: a waiting lane may start
+    }
+  }
+
+  void hash(const uint8_t* msg, size_t msg_len, uint8_t* out, size_t out_len) override {
+    msg_ = msg;
+    msg_len_ = msg_len;
+    absorbed_ = 0;
+    padded_ = false;
+    for (unsigned i = 0; i < 25; ++i) h_.s[i][0] = 0;
+    absorb_block();
+    for (hashing_ = true; hashing_;) step();
+    for (size_t i = 0; i < out_len; i += 8) {  // out_len <= 64 < the rate: the first block squeezed
+      const uint64_t v = h_.s[i / 8][0];
+      std::memcpy(out + i, &v, out_len - i < 8 ? out_len - i : 8);
+    }
+  }
+
+ private:
+  static constexpr unsigned W = Ops::kWays, kRate = mldsa::SHAKE256_RATE;
+  static constexpr unsigned kBlocks = 5;  // 5 * 136 >= 640 = 32 * 20 bytes, and room for unpack's 16-byte reads
+  static constexpr unsigned kRing = 8;    // 5.4 KiB: ML-DSA-87's one-shot signing stays under 128 KiB of heap
+  static constexpr unsigned kIdle = ~0u;
+  static_assert(W >= 2, "one lane hashes, the others draw masks");
+
+  // Lanes 1..W-1 without a mask start the next nonces while their slots are free.
+  void fill_lanes() {
+    for (unsigned w = 1; w < W; ++w) {
+      if (job_[w] != kIdle || started_ - taken_ >= kRing) continue;
+      job_[w] = started_++;
+      blocks_[w] = 0;
+      h_.start_lane(w, rhopp_, 8, static_cast<uint16_t>(job_[w]), kRate);
+    }
+  }
+  // The hash's next block into lane 0 (the last one padded).
+  void absorb_block() {
+    uint8_t blk[kRate] = {};
+    const size_t n = msg_len_ - absorbed_ < kRate ? msg_len_ - absorbed_ : kRate;
+    if (n) std::memcpy(blk, msg_ + absorbed_, n);
+    absorbed_ += n;
+    if (n < kRate) {
+      blk[n] ^= mldsa::DS_SHAKE;
+      blk[kRate - 1] ^= 0x80;
+      padded_ = true;
+    }
+    for (unsigned i = 0; i < kRate / 8; ++i) {
+      uint64_t v;
+      std::memcpy(&v, blk + 8 * i, 8);
+      h_.s[i][0] ^= v;
+    }
+    mldsa::secure_zero(blk, sizeof blk);
+  }
+  // One permutation of every lane, each mask lane's block to its slot.
+  void step() {
+    using V = typename Ops::V;
+    V* const state = reinterpret_cast<V*>(&h_.s[0][0]);  // in place: one vector per lane index
+    keccak_lanes::permute<Ops>(state);
+    uint8_t* dst[W];
+    for (unsigned w = 0; w < W; ++w)
+      dst[w] = job_[w] == kIdle || w == 0 ? spill_ : ring_[job_[w] % kRing] + blocks_[w] * kRate;
+    Sponges<Ops>::template store_block<kRate>(state, dst);
+    if (hashing_) {
+      if (padded_)
+        hashing_ = false;  // the output is in lane 0's state
+      else
+        absorb_block();
+    }
+    for (unsigned w = 1; w < W; ++w) {
+      if (job_[w] == kIdle || ++blocks_[w] < kBlocks) continue;
+      ready_[job_[w] % kRing] = true;
+      job_[w] = kIdle;
+    }
+    fill_lanes();
+  }
+
+  Sponges<Ops> h_;
+  alignas(64) uint8_t ring_[kRing][kBlocks * kRate];
+  alignas(64) uint8_t spill_[kRate];  // lane 0's and idle lanes' blocks
+  uint8_t rhopp_[64];
+  const unsigned gamma1_bits_;
+  const Unpack unpack_;
+  unsigned job_[W], blocks_[W];  // a lane's nonce (kIdle: none) and its blocks squeezed
+  bool ready_[kRing];
+  unsigned started_ = 0, taken_ = 0;
+  const uint8_t* msg_ = nullptr;
+  size_t msg_len_ = 0, absorbed_ = 0;
+  bool padded_ = false, hashing_ = false;
+};
 
 }  // namespace keccak_lanes

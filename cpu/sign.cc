@@ -32,10 +32,20 @@ namespace {
 // blocks of 16 alternating; 44 and 87 lose 5-20% at 2).
 // A round-3 set has its ML-DSA twin's shape and attempt cost, so it takes the
 // twin's group size.
+// One attempt at a time, a backend with Backend::mask_hash draws the masks
+// from a stream whose lanes also hash each attempt's challenge (the hash's
+// 7-9 permutations then draw the next attempt's masks beside it); the
+// masks are the same, nonce for nonce, so are the signatures.
 constexpr unsigned kMaxGroup = 3;
 unsigned attempts_per_group(const Backend& be, const Params& p) {
   const unsigned g = be.sign_group[p.k / 2 - 2];  // k = 4, 6, 8
   return g < 1 ? 1 : g > kMaxGroup ? kMaxGroup : g;
+}
+
+// Whether signing draws masks and hashes challenges on shared lanes
+// (Backend::mask_hash): one attempt at a time only.
+bool uses_mask_hash(const Backend& be, const Params& p) {
+  return be.mask_hash != nullptr && be.mask_hash_shapes[p.k / 2 - 2] != 0 && attempts_per_group(be, p) == 1;
 }
 
 // True iff the n bytes are all zero, without a branch on them; only the
@@ -102,8 +112,9 @@ struct SignScratch {
   }
   uint8_t* hin(unsigned a) { return hin_bytes.get() + a * hin_stride; }
   static std::unique_ptr<SignScratch> make(const Backend& be, const Params& p) {
-    return std::make_unique<SignScratch>(attempts_per_group(be, p), p.l, p.k, be.mask_ways < 1 ? 1 : be.mask_ways,
-                                         MU_BYTES + p.k * w1_bytes(p.gamma2));
+    // The shared lanes' stream keeps its own masks: no room ahead.
+    const unsigned ways = uses_mask_hash(be, p) || be.mask_ways < 1 ? 1 : be.mask_ways;
+    return std::make_unique<SignScratch>(attempts_per_group(be, p), p.l, p.k, ways, MU_BYTES + p.k * w1_bytes(p.gamma2));
   }
   ~SignScratch() {
     secure_zero(polys.get(), sizeof(Poly) * npolys);
@@ -157,6 +168,7 @@ Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x,
   const size_t hin_len = s.hin_stride;
   derive_rhopp(p, x.K, rnd, mu, s.rhopp);  // (line 7)
   secure_zero(fresh, sizeof fresh);
+  const std::unique_ptr<MaskHash> lanes = uses_mask_hash(be, p) ? be.mask_hash(s.rhopp, p.gamma1_bits) : nullptr;
 
   uint8_t ctilde[kMaxGroup][64];
   uint8_t* const ct_out[kMaxGroup] = {ctilde[0], ctilde[1], ctilde[2]};
@@ -172,7 +184,10 @@ Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x,
     // The group never runs past the attempt limit.
     const unsigned g = max_attempts - attempt < G ? max_attempts - attempt : G;
     // y = ExpandMask(rho'', kappa) for each attempt  (line 11)
-    draw_masks(be, s, g * p.l, static_cast<uint16_t>(attempt * p.l), p.gamma1_bits);
+    if (lanes)
+      lanes->take(s.y, p.l);  // g = 1; kappa = attempt * l is the stream's count
+    else
+      draw_masks(be, s, g * p.l, static_cast<uint16_t>(attempt * p.l), p.gamma1_bits);
     // w = A^ * NTT(y)  (line 12)
     Poly* y_hat = s.z;  // z is not needed until y_hat is used up
     for (unsigned a = 0; a < g; ++a) {
@@ -186,8 +201,11 @@ Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x,
         be.decompose_w1(&s.w1[wi], &s.w0[wi], hin[a] + MU_BYTES + i * w1b, &s.tmp, p.gamma2);  // lines 13, 15
       }
     }
-    // c~ = H(mu || w1Encode(w1))  (line 15); alone, through the single sponge
-    if (g == 1)
+    // c~ = H(mu || w1Encode(w1))  (line 15); alone, beside the next masks or
+    // through the single sponge
+    if (lanes)
+      lanes->hash(hin[0], hin_len, ctilde[0], ct_len);
+    else if (g == 1)
       shake256(ctilde[0], ct_len, hin[0], hin_len);
     else
       shake256_x4(ct_out, ct_len, hin, hin_len, g);

@@ -207,6 +207,37 @@ TEST_F(BackendEquivalence, ExpandMask) {
   }
 }
 
+// Signing's mask stream with hashes beside it: every mask is ExpandMask's for
+// its nonce (counting from 0 over all takes, through the ring's wrap-around)
+// and every hash the single sponge's, for take sizes 1 to 7 and message
+// lengths around the rate and signing's (832-1088 bytes).
+TEST_F(BackendEquivalence, MaskHash) {
+  if (!be_->mask_hash) GTEST_SKIP() << "skipped: backend " << be_->name << " has no mask_hash";
+  for (unsigned bits : {17u, 19u}) {
+    uint8_t rhopp[64];
+    fill_bytes(rhopp, sizeof rhopp);
+    const std::unique_ptr<MaskHash> lanes = be_->mask_hash(rhopp, bits);
+    ASSERT_TRUE(lanes);
+    unsigned nonce = 0;
+    const size_t lengths[] = {0, 1, 135, 136, 137, 272, 832, 1088};
+    for (unsigned trial = 0; trial < 80; ++trial) {
+      const unsigned n = 1 + trial % 7;
+      Poly want[7], got[7];
+      ref_.expand_mask(want, n, rhopp, static_cast<uint16_t>(nonce), bits);
+      lanes->take(got, n);
+      ASSERT_TRUE(same_polys(want, got, n)) << "gamma1 2^" << bits << " n " << n << " nonce " << nonce;
+      nonce += n;
+      const size_t msg_len = lengths[trial % 8], out_len = trial % 2 ? 64 : 32;
+      std::vector<uint8_t> msg(msg_len), digest(out_len), out(out_len, 0xAA);
+      fill_bytes(msg.data(), msg.size());
+      shake256(digest.data(), out_len, msg.data(), msg_len);
+      lanes->hash(msg.data(), msg_len, out.data(), out_len);
+      ASSERT_EQ(digest, out) << "msg_len " << msg_len << " out_len " << out_len << " trial " << trial;
+      if (trial % 5 == 4) lanes->hash(msg.data(), msg_len, out.data(), out_len);  // two hashes in a row
+    }
+  }
+}
+
 TEST_F(BackendEquivalence, DecomposeW1) {
   for (int32_t gamma2 : {(Q - 1) / 88, (Q - 1) / 32}) {
     for (int trial = 0; trial < 64; ++trial) {
@@ -482,8 +513,9 @@ TEST_F(BackendEquivalence, KeygenSignVerify) {
   }
 }
 
-// Signing draws masks ahead in whole permutations (Backend::mask_ways) and
-// runs attempts in groups (Backend::sign_group): neither may change a
+// Signing draws masks ahead in whole permutations (Backend::mask_ways), runs
+// attempts in groups (Backend::sign_group), and may draw masks and hash
+// challenges on shared lanes (Backend::mask_hash): none may change a
 // signature. The backend under test (ref too) with each lanes count, 1 to
 // more than a whole attempt's masks, and each group size signs 16 messages
 // (each a different number of attempts) as with neither, deterministic and
@@ -497,10 +529,12 @@ TEST_F(SignLookAhead, SameSignaturesForEveryLanesCountAndGroupSize) {
     const Params& p = params(ps);
     std::unique_ptr<PrivateKey> key = key_from_tag(p, 4);
     ASSERT_TRUE(key);
-    auto sign_all = [&](unsigned ways, unsigned group) {
+    auto sign_all = [&](unsigned ways, unsigned group, bool shared_lanes = false) {
       Backend b = tested;
       b.mask_ways = static_cast<uint8_t>(ways);
       for (auto& g : b.sign_group) g = static_cast<uint8_t>(group);
+      if (!shared_lanes) b.mask_hash = nullptr;
+      for (auto& on : b.mask_hash_shapes) on = shared_lanes;
       use_backend_for_testing(&b);
       std::vector<std::vector<uint8_t>> sigs;
       for (uint8_t m = 0; m < 16; ++m) {
@@ -517,6 +551,9 @@ TEST_F(SignLookAhead, SameSignaturesForEveryLanesCountAndGroupSize) {
     for (unsigned ways : {1u, 2u, 3u, 4u, 5u, 8u, 11u})
       for (unsigned group : {1u, 2u, 3u})
         EXPECT_EQ(plain, sign_all(ways, group)) << p.name << " ways " << ways << " group " << group;
+    if (tested.mask_hash != nullptr) {  // masks and challenges on shared lanes, every shape
+      for (unsigned group : {1u, 2u}) EXPECT_EQ(plain, sign_all(4, group, true)) << p.name << " shared lanes";
+    }
   }
 }
 
