@@ -43,6 +43,27 @@ struct alignas(64) Sponges {
     s[seed_words][w] = suffix | (uint64_t{mldsa::DS_SHAKE} << 16);
     s[rate / 8 - 1][w] ^= uint64_t{0x80} << 56;
   }
+  // A sponge of kRate beside the others in state w: absorbs msg's next block
+  // (from absorbed on, which it advances), padded with SHAKE's suffix when it
+  // is the last; true once the padded block is in.
+  template <unsigned kRate>
+  bool absorb_block(unsigned w, const uint8_t* msg, size_t msg_len, size_t& absorbed) {
+    uint8_t blk[kRate] = {};
+    const size_t n = msg_len - absorbed < kRate ? msg_len - absorbed : kRate;
+    if (n) std::memcpy(blk, msg + absorbed, n);  // msg may be null when msg_len is 0
+    absorbed += n;
+    if (n < kRate) {  // the last block (possibly no message bytes)
+      blk[n] ^= mldsa::DS_SHAKE;
+      blk[kRate - 1] ^= 0x80;
+    }
+    for (unsigned i = 0; i < kRate / 8; ++i) {
+      uint64_t v;
+      std::memcpy(&v, blk + 8 * i, 8);
+      s[i][w] ^= v;
+    }
+    mldsa::secure_zero(blk, sizeof blk);
+    return n < kRate;
+  }
   // The rate's bytes of each of the W states in A to dst[w] (little-endian
   // lanes), through W x W transposes.
   template <unsigned kRate>
@@ -170,22 +191,7 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   // block is in, and the bytes squeezed so far.
   size_t absorbed = 0, squeezed = 0;
   bool padded = false;
-  auto absorb_block = [&] {
-    uint8_t blk[kRateH] = {};
-    const size_t n = msg_len - absorbed < kRateH ? msg_len - absorbed : kRateH;
-    if (n) std::memcpy(blk, msg + absorbed, n);  // msg may be null when msg_len is 0
-    absorbed += n;
-    if (n < kRateH) {  // the last block (possibly no message bytes): SHAKE padding
-      blk[n] ^= mldsa::DS_SHAKE;
-      blk[kRateH - 1] ^= 0x80;
-      padded = true;
-    }
-    for (unsigned i = 0; i < kRateH / 8; ++i) {
-      uint64_t v;
-      std::memcpy(&v, blk + 8 * i, 8);
-      s[i][0] ^= v;
-    }
-  };
+  auto absorb_block = [&] { padded = work->h.template absorb_block<kRateH>(0, msg, msg_len, absorbed); };
 
   for (unsigned i = 0; i < 25; ++i) s[i][0] = 0;
   job[0] = kHash;
@@ -365,23 +371,7 @@ class MaskHashLanes final : public mldsa::MaskHash {
     }
   }
   // The hash's next block into lane 0 (the last one padded).
-  void absorb_block() {
-    uint8_t blk[kRate] = {};
-    const size_t n = msg_len_ - absorbed_ < kRate ? msg_len_ - absorbed_ : kRate;
-    if (n) std::memcpy(blk, msg_ + absorbed_, n);
-    absorbed_ += n;
-    if (n < kRate) {
-      blk[n] ^= mldsa::DS_SHAKE;
-      blk[kRate - 1] ^= 0x80;
-      padded_ = true;
-    }
-    for (unsigned i = 0; i < kRate / 8; ++i) {
-      uint64_t v;
-      std::memcpy(&v, blk + 8 * i, 8);
-      h_.s[i][0] ^= v;
-    }
-    mldsa::secure_zero(blk, sizeof blk);
-  }
+  void absorb_block() { padded_ = h_.template absorb_block<kRate>(0, msg_, msg_len_, absorbed_); }
   // One permutation of every lane, each mask lane's block to its slot.
   void step() {
     using V = typename Ops::V;

@@ -24,6 +24,17 @@ void feed_device(RoutePolicy& rp, const Params& p, BatchOp op, double a, double 
   for (size_t n : sizes) rp.device_sample(p, op, n, static_cast<int64_t>(a + b * static_cast<double>(n)));
 }
 
+// n completions of (p, op) on the CPU, or on the device in batches of 64
+// (82 us each), in the rate window that starts at t; returns its end.
+int64_t cpu_window(RoutePolicy& rp, const Params& p, BatchOp op, int64_t t, int n) {
+  for (int i = 0; i < n; ++i) rp.cpu_done(p, op);
+  return t + RoutePolicy::kRateWindow;
+}
+int64_t device_window(RoutePolicy& rp, const Params& p, BatchOp op, int64_t t, int n) {
+  for (int i = 0; i < n / 64; ++i) rp.device_sample(p, op, 64, 82 * kUs);
+  return t + RoutePolicy::kRateWindow;
+}
+
 TEST(RoutePolicy, NothingGoesToTheDeviceBeforeTheCpuIsMeasured) {
   RoutePolicy rp(16, 4096);
   for (int64_t t = 0; t < 10; ++t) EXPECT_FALSE(rp.use_device(p44(), BatchOp::sign, demand(64, 16), t * kMs));
@@ -187,14 +198,8 @@ TEST(RoutePolicy, ADeviceThatDeliversLessThanTheCpuIsLeftForABackOff) {
   const BatchOp op = BatchOp::verify;
   rp.cpu_sample(p, op, 10 * kUs);                // one core: 100k/s
   feed_device(rp, p, op, 50e3, 500, {64, 32});  // 64 in 82 us: 780k/s, so the line says device
-  auto cpu_window = [&](int64_t t, int n) {      // n completions on the CPU in [t, t + window)
-    for (int i = 0; i < n; ++i) rp.cpu_done(p, op);
-    return t + RoutePolicy::kRateWindow;
-  };
-  auto device_window = [&](int64_t t, int n) {   // n completions on the device
-    for (int i = 0; i < n / 64; ++i) rp.device_sample(p, op, 64, 82 * kUs);
-    return t + RoutePolicy::kRateWindow;
-  };
+  auto cpu_window = [&](int64_t t, int n) { return mldsa::prov::cpu_window(rp, p, op, t, n); };
+  auto device_window = [&](int64_t t, int n) { return mldsa::prov::device_window(rp, p, op, t, n); };
   const RoutePolicy::Demand d{64, 1, true};  // ASYNC jobs
   int64_t t = 0;
   EXPECT_TRUE(rp.use_device(p, op, d, t)) << "the line alone: device";  // opens the first window
@@ -278,14 +283,8 @@ TEST(RoutePolicy, ACloseCallAgainstAnOldCpuRateMeasuresTheCpuAgain) {
   rp.cpu_sample(p, op, 40 * kUs);               // the line: 25k/s
   feed_device(rp, p, op, 50e3, 500, {64, 32});  // the line says device
   const RoutePolicy::Demand d{64, 1, true};
-  auto cpu_window = [&](int64_t t, int n) {
-    for (int i = 0; i < n; ++i) rp.cpu_done(p, op);
-    return t + RoutePolicy::kRateWindow;
-  };
-  auto device_window = [&](int64_t t, int n) {
-    for (int i = 0; i < n / 64; ++i) rp.device_sample(p, op, 64, 82 * kUs);
-    return t + RoutePolicy::kRateWindow;
-  };
+  auto cpu_window = [&](int64_t t, int n) { return mldsa::prov::cpu_window(rp, p, op, t, n); };
+  auto device_window = [&](int64_t t, int n) { return mldsa::prov::device_window(rp, p, op, t, n); };
   int64_t t = 0;
   EXPECT_TRUE(rp.use_device(p, op, d, t));  // opens the first window
   t = cpu_window(t, 1500);                  // a low reading: 30k/s
@@ -310,20 +309,12 @@ TEST(RoutePolicy, ACloseCallAgainstAnOldCpuRateMeasuresTheCpuAgain) {
   RoutePolicy fast(1, 4096);
   fast.cpu_sample(p, op, 40 * kUs);
   feed_device(fast, p, op, 50e3, 500, {64, 32});
-  auto fast_cpu = [&](int64_t at, int n) {
-    for (int i = 0; i < n; ++i) fast.cpu_done(p, op);
-    return at + RoutePolicy::kRateWindow;
-  };
-  auto fast_device = [&](int64_t at, int n) {
-    for (int i = 0; i < n / 64; ++i) fast.device_sample(p, op, 64, 82 * kUs);
-    return at + RoutePolicy::kRateWindow;
-  };
   t = 0;
   EXPECT_TRUE(fast.use_device(p, op, d, t));
-  t = fast_cpu(t, 1500);
+  t = mldsa::prov::cpu_window(fast, p, op, t, 1500);
   EXPECT_TRUE(fast.use_device(p, op, d, t));
   for (int64_t start = t; t - start <= 3 * RoutePolicy::kCpuRateRefresh;) {
-    t = fast_device(t, 3072);  // 61k/s: over twice 30k/s
+    t = mldsa::prov::device_window(fast, p, op, t, 3072);  // 61k/s: over twice 30k/s
     EXPECT_TRUE(fast.use_device(p, op, d, t)) << "t = " << t;
   }
 }
