@@ -58,7 +58,9 @@ alignas(64) constexpr LaneTwiddles kInvLanes = make_lane_twiddles(true);
 
 // A constant g++ cannot see: it turns vpmullw by a known constant into
 // shifts and subtractions (four instructions for one, two of them on the
-// two shift pipes), which made up a quarter of the inverse transform.
+// two shift pipes), which made up a quarter of the inverse transform. For
+// constants only: MSan counts an asm operand as a use, and secrets must
+// not be used that way (tests/ct).
 inline __m256i opaque(__m256i v) {
   __asm__("" : "+x"(v));
   return v;
@@ -66,15 +68,15 @@ inline __m256i opaque(__m256i v) {
 
 // mldsa::small_montmul and small_barrett on 16 lanes.
 inline __m256i montmul(__m256i a, __m256i b, __m256i bq) {
-  const __m256i t = _mm256_mullo_epi16(a, opaque(bq));
+  const __m256i t = _mm256_mullo_epi16(a, bq);
   return _mm256_sub_epi16(_mm256_mulhi_epi16(a, b), _mm256_mulhi_epi16(t, _mm256_set1_epi16(QS)));
 }
 inline __m256i montmul(__m256i a, Twiddle w) {
-  return montmul(a, _mm256_set1_epi16(w.z), _mm256_set1_epi16(w.zq));
+  return montmul(a, _mm256_set1_epi16(w.z), opaque(_mm256_set1_epi16(w.zq)));
 }
 inline __m256i montmul_lanes(__m256i a, const LaneTwiddles& t, int row) {
   return montmul(a, _mm256_load_si256(reinterpret_cast<const __m256i*>(t.z[row])),
-                 _mm256_load_si256(reinterpret_cast<const __m256i*>(t.zq[row])));
+                 opaque(_mm256_load_si256(reinterpret_cast<const __m256i*>(t.zq[row]))));
 }
 inline __m256i barrett(__m256i a) {
   const __m256i hi = _mm256_mulhi_epi16(a, _mm256_set1_epi16(kBarrettV));
