@@ -24,6 +24,13 @@ void feed_device(RoutePolicy& rp, const Params& p, BatchOp op, double a, double 
   for (size_t n : sizes) rp.device_sample(p, op, n, static_cast<int64_t>(a + b * static_cast<double>(n)));
 }
 
+// One core's cost per request cpu_ns, and a device line (50 us + 0.5 us an
+// item, fitted through batches of 64 and 32) that beats it at batch 64.
+void line_says_device(RoutePolicy& rp, const Params& p, BatchOp op, int64_t cpu_ns) {
+  rp.cpu_sample(p, op, cpu_ns);
+  feed_device(rp, p, op, 50e3, 500, {64, 32});
+}
+
 // n completions of (p, op) on the CPU, or on the device in batches of 64
 // (82 us each), in the rate window that starts at t; returns its end.
 int64_t cpu_window(RoutePolicy& rp, const Params& p, BatchOp op, int64_t t, int n) {
@@ -196,8 +203,7 @@ TEST(RoutePolicy, ADeviceThatDeliversLessThanTheCpuIsLeftForABackOff) {
   RoutePolicy rp(1, 4096);
   const Params& p = p44();
   const BatchOp op = BatchOp::verify;
-  rp.cpu_sample(p, op, 10 * kUs);                // one core: 100k/s
-  feed_device(rp, p, op, 50e3, 500, {64, 32});  // 64 in 82 us: 780k/s, so the line says device
+  line_says_device(rp, p, op, 10 * kUs);  // one core: 100k/s; 64 in 82 us on the device: 780k/s
   auto cpu_window = [&](int64_t t, int n) { return mldsa::prov::cpu_window(rp, p, op, t, n); };
   auto device_window = [&](int64_t t, int n) { return mldsa::prov::device_window(rp, p, op, t, n); };
   const RoutePolicy::Demand d{64, 1, true};  // ASYNC jobs
@@ -246,8 +252,7 @@ TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
   RoutePolicy rp(1, 4096);
   const Params& p = p44();
   const BatchOp op = BatchOp::verify;
-  rp.cpu_sample(p, op, 10 * kUs);
-  feed_device(rp, p, op, 50e3, 500, {64, 32});
+  line_says_device(rp, p, op, 10 * kUs);
   const RoutePolicy::Demand d{64, 1, true};
   int64_t t = 0;
   EXPECT_TRUE(rp.use_device(p, op, d, t));
@@ -262,8 +267,7 @@ TEST(RoutePolicy, ADeviceWindowWithNoCpuWindowToCompareSendsOneWindowToTheCpu) {
 
   // A device that delivers twice one core's line or more needs no CPU window.
   RoutePolicy fast(1, 4096);
-  fast.cpu_sample(p, op, 10 * kUs);
-  feed_device(fast, p, op, 50e3, 500, {64, 32});
+  line_says_device(fast, p, op, 10 * kUs);
   t = 0;
   EXPECT_TRUE(fast.use_device(p, op, d, t));
   for (int i = 0; i < 256; ++i) fast.device_sample(p, op, 64, 82 * kUs);  // 328k/s
@@ -280,8 +284,7 @@ TEST(RoutePolicy, ACloseCallAgainstAnOldCpuRateMeasuresTheCpuAgain) {
   RoutePolicy rp(1, 4096);
   const Params& p = p44();
   const BatchOp op = BatchOp::verify;
-  rp.cpu_sample(p, op, 40 * kUs);               // the line: 25k/s
-  feed_device(rp, p, op, 50e3, 500, {64, 32});  // the line says device
+  line_says_device(rp, p, op, 40 * kUs);  // one core: 25k/s
   const RoutePolicy::Demand d{64, 1, true};
   auto cpu_window = [&](int64_t t, int n) { return mldsa::prov::cpu_window(rp, p, op, t, n); };
   auto device_window = [&](int64_t t, int n) { return mldsa::prov::device_window(rp, p, op, t, n); };
@@ -307,8 +310,7 @@ TEST(RoutePolicy, ACloseCallAgainstAnOldCpuRateMeasuresTheCpuAgain) {
 
   // Twice the CPU's rate or more: no CPU window, however old the reading.
   RoutePolicy fast(1, 4096);
-  fast.cpu_sample(p, op, 40 * kUs);
-  feed_device(fast, p, op, 50e3, 500, {64, 32});
+  line_says_device(fast, p, op, 40 * kUs);
   t = 0;
   EXPECT_TRUE(fast.use_device(p, op, d, t));
   t = mldsa::prov::cpu_window(fast, p, op, t, 1500);
