@@ -124,29 +124,55 @@ inline void transpose(__m256i v[16]) {
 
 // In |a_i| <= (q'-1)/2. Bounds: each forward layer adds at most
 // q'/2 + |b| * (q'/2) / 2^16, so four layers from 3840 stay below 21600.
+// Each layer runs over the smallest group of registers it couples (pairs 8
+// apart first, then halves, then quarters), and every loop is unrolled: with
+// 16 ymm registers for 16 rows, a whole layer at a time made g++ keep the
+// rows on the stack.
 inline void ntt(mldsa::SmallPoly* out, const mldsa::Poly* in) {
   __m256i v[16];
-  for (int r = 0; r < 16; ++r) {
+  const auto load = [in](int r) {
     const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(in->c + 16 * r));
     const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(in->c + 16 * r + 8));
-    v[r] = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
+    return _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
+  };
+#pragma GCC unroll 8
+  for (int r = 0; r < 8; ++r) {
+    v[r] = load(r);
+    v[r + 8] = load(r + 8);
+    fwd_bf(v[r], v[r + 8], montmul(v[r + 8], fwd(1)));
   }
-  for (int r = 0; r < 8; ++r) fwd_bf(v[r], v[r + 8], montmul(v[r + 8], fwd(1)));
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 4)) fwd_bf(v[r], v[r + 4], montmul(v[r + 4], fwd(2 + r / 8)));
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 2)) fwd_bf(v[r], v[r + 2], montmul(v[r + 2], fwd(4 + r / 4)));
-  for (int r = 0; r < 16; r += 2) fwd_bf(v[r], v[r + 1], montmul(v[r + 1], fwd(8 + r / 2)));
-  for (int r = 0; r < 16; ++r) v[r] = barrett(v[r]);  // back to |x| <= 3840
+#pragma GCC unroll 2
+  for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 4
+    for (int r = h; r < h + 4; ++r) fwd_bf(v[r], v[r + 4], montmul(v[r + 4], fwd(2 + r / 8)));
+#pragma GCC unroll 2
+    for (int g = h; g < h + 8; g += 4) {
+#pragma GCC unroll 2
+      for (int r = g; r < g + 2; ++r) fwd_bf(v[r], v[r + 2], montmul(v[r + 2], fwd(4 + r / 4)));
+#pragma GCC unroll 2
+      for (int r = g; r < g + 4; r += 2) fwd_bf(v[r], v[r + 1], montmul(v[r + 1], fwd(8 + r / 2)));
+#pragma GCC unroll 4
+      for (int r = g; r < g + 4; ++r) v[r] = barrett(v[r]);  // back to |x| <= 3840
+    }
+  }
   transpose(v);
+#pragma GCC unroll 8
   for (int c = 0; c < 8; ++c) fwd_bf(v[c], v[c + 8], montmul_lanes(v[c + 8], kFwdLanes, 0));
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 4)) fwd_bf(v[c], v[c + 4], montmul_lanes(v[c + 4], kFwdLanes, 1 + c / 8));
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 2)) fwd_bf(v[c], v[c + 2], montmul_lanes(v[c + 2], kFwdLanes, 3 + c / 4));
-  for (int c = 0; c < 16; c += 2) fwd_bf(v[c], v[c + 1], montmul_lanes(v[c + 1], kFwdLanes, 7 + c / 2));
-  for (int c = 0; c < 16; ++c)
-    _mm256_store_si256(reinterpret_cast<__m256i*>(out->c + 16 * c), barrett(v[c]));  // centred
+#pragma GCC unroll 2
+  for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 4
+    for (int c = h; c < h + 4; ++c) fwd_bf(v[c], v[c + 4], montmul_lanes(v[c + 4], kFwdLanes, 1 + c / 8));
+#pragma GCC unroll 2
+    for (int g = h; g < h + 8; g += 4) {
+#pragma GCC unroll 2
+      for (int c = g; c < g + 2; ++c) fwd_bf(v[c], v[c + 2], montmul_lanes(v[c + 2], kFwdLanes, 3 + c / 4));
+#pragma GCC unroll 2
+      for (int c = g; c < g + 4; c += 2) fwd_bf(v[c], v[c + 1], montmul_lanes(v[c + 1], kFwdLanes, 7 + c / 2));
+#pragma GCC unroll 4
+      for (int c = g; c < g + 4; ++c)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out->c + 16 * c), barrett(v[c]));  // centred
+    }
+  }
 }
 
 constexpr Twiddle kScale = mldsa::kSmallScale;
@@ -155,38 +181,58 @@ constexpr Twiddle kScaleZ1 = mldsa::kSmallScaleZ1;
 // Bounds: pointwise products <= 3840^2 / 2^16 + 3840.5 < 4067; three
 // Gentleman-Sande layers at most double three times (< 32536), so reduce;
 // then three more (<= 30720), reduce; two more (<= 15360) and the scale.
+// Grouped and unrolled as ntt() is, in the reverse order.
 inline void mul(mldsa::Poly* out, const mldsa::SmallPoly* a, const mldsa::SmallPoly* b) {
   __m256i v[16];
   const __m256i qinv = opaque(_mm256_set1_epi16(kQInv));
-  for (int c = 0; c < 16; ++c) {
-    const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(a->c + 16 * c));
-    const __m256i y = _mm256_load_si256(reinterpret_cast<const __m256i*>(b->c + 16 * c));
-    v[c] = montmul(x, y, _mm256_mullo_epi16(y, qinv));
+#pragma GCC unroll 2
+  for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 2
+    for (int g = h; g < h + 8; g += 4) {
+#pragma GCC unroll 4
+      for (int c = g; c < g + 4; ++c) {
+        const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(a->c + 16 * c));
+        const __m256i y = _mm256_load_si256(reinterpret_cast<const __m256i*>(b->c + 16 * c));
+        v[c] = montmul(x, y, _mm256_mullo_epi16(y, qinv));
+      }
+#pragma GCC unroll 2
+      for (int c = g; c < g + 4; c += 2) v[c + 1] = montmul_lanes(inv_diff(v[c], v[c + 1]), kInvLanes, 7 + c / 2);
+#pragma GCC unroll 2
+      for (int c = g; c < g + 2; ++c) v[c + 2] = montmul_lanes(inv_diff(v[c], v[c + 2]), kInvLanes, 3 + c / 4);
+    }
+#pragma GCC unroll 4
+    for (int c = h; c < h + 4; ++c) v[c + 4] = montmul_lanes(inv_diff(v[c], v[c + 4]), kInvLanes, 1 + c / 8);
+#pragma GCC unroll 8
+    for (int c = h; c < h + 8; ++c) v[c] = barrett(v[c]);
   }
-  for (int c = 0; c < 16; c += 2) v[c + 1] = montmul_lanes(inv_diff(v[c], v[c + 1]), kInvLanes, 7 + c / 2);
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 2)) v[c + 2] = montmul_lanes(inv_diff(v[c], v[c + 2]), kInvLanes, 3 + c / 4);
-  for (int c = 0; c < 16; ++c)
-    if (!(c & 4)) v[c + 4] = montmul_lanes(inv_diff(v[c], v[c + 4]), kInvLanes, 1 + c / 8);
-  for (int c = 0; c < 16; ++c) v[c] = barrett(v[c]);
+#pragma GCC unroll 8
   for (int c = 0; c < 8; ++c) v[c + 8] = montmul_lanes(inv_diff(v[c], v[c + 8]), kInvLanes, 0);
   transpose(v);
-  for (int r = 0; r < 16; r += 2) v[r + 1] = montmul(inv_diff(v[r], v[r + 1]), inv(8 + r / 2));
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 2)) v[r + 2] = montmul(inv_diff(v[r], v[r + 2]), inv(4 + r / 4));
-  for (int r = 0; r < 16; ++r) v[r] = barrett(v[r]);
-  for (int r = 0; r < 16; ++r)
-    if (!(r & 4)) v[r + 4] = montmul(inv_diff(v[r], v[r + 4]), inv(2 + r / 8));
-  for (int r = 0; r < 8; ++r) {
-    const __m256i d = inv_diff(v[r], v[r + 8]);
-    v[r] = montmul(v[r], kScale);
-    v[r + 8] = montmul(d, kScaleZ1);
+#pragma GCC unroll 2
+  for (int h = 0; h < 16; h += 8) {
+#pragma GCC unroll 2
+    for (int g = h; g < h + 8; g += 4) {
+#pragma GCC unroll 2
+      for (int r = g; r < g + 4; r += 2) v[r + 1] = montmul(inv_diff(v[r], v[r + 1]), inv(8 + r / 2));
+#pragma GCC unroll 2
+      for (int r = g; r < g + 2; ++r) v[r + 2] = montmul(inv_diff(v[r], v[r + 2]), inv(4 + r / 4));
+#pragma GCC unroll 4
+      for (int r = g; r < g + 4; ++r) v[r] = barrett(v[r]);
+    }
+#pragma GCC unroll 4
+    for (int r = h; r < h + 4; ++r) v[r + 4] = montmul(inv_diff(v[r], v[r + 4]), inv(2 + r / 8));
   }
-  for (int r = 0; r < 16; ++r) {
-    const __m256i x = barrett(v[r]);  // centred: the exact coefficient
+  const auto store = [out](int r, __m256i x) {
+    x = barrett(x);  // centred: the exact coefficient
     _mm256_store_si256(reinterpret_cast<__m256i*>(out->c + 16 * r), _mm256_cvtepi16_epi32(_mm256_castsi256_si128(x)));
     _mm256_store_si256(reinterpret_cast<__m256i*>(out->c + 16 * r + 8),
                        _mm256_cvtepi16_epi32(_mm256_extracti128_si256(x, 1)));
+  };
+#pragma GCC unroll 8
+  for (int r = 0; r < 8; ++r) {
+    const __m256i d = inv_diff(v[r], v[r + 8]);
+    store(r, montmul(v[r], kScale));
+    store(r + 8, montmul(d, kScaleZ1));
   }
 }
 
