@@ -14,7 +14,8 @@
 // message, hedged), verify (from the encoded pk). Ours: the core API
 // (PrivateKey::generate, sign_encoded, PublicKey::decode + verify), one
 // column per backend named in --ours; the backend is switched between blocks
-// (NAME:no-mask-hash: that backend's table without Backend::mask_hash).
+// (NAME:no-mask-hash, NAME:no-expand-a-hash: that backend's table without
+// Backend::mask_hash or Backend::expand_a_hash).
 //
 // The anchors are found at run time under --anchors DIR (or
 // MLDSA_ACCEL_ANCHORS), as scripts/build-anchors.sh lays them out:
@@ -96,21 +97,24 @@ struct Impl {
   std::function<void()> enter = [] {};  // run before each block (selects our backend)
 };
 
-// A backend name, optionally with ":no-mask-hash" (its table without
-// Backend::mask_hash, for an A/B of that one choice in one process).
+// A backend name, optionally with ":no-mask-hash" or ":no-expand-a-hash"
+// (its table without that entry, for an A/B of that one choice in one
+// process).
 Impl ours(const Params& p, const std::string& spec) {
   Impl im;
   im.name = "ours-" + spec;
   const size_t colon = spec.find(':');
   const std::string backend = spec.substr(0, colon);
   const std::string variant = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  if (!variant.empty() && variant != "no-mask-hash") die("unknown backend variant " + variant);
+  if (!variant.empty() && variant != "no-mask-hash" && variant != "no-expand-a-hash")
+    die("unknown backend variant " + variant);
   auto table = std::make_shared<Backend>();
   im.enter = [backend, variant, table] {
     if (!select_backend(backend)) die("backend " + backend + " is not available on this CPU");
     if (variant.empty()) return;
     *table = mldsa::backend();
-    table->mask_hash = nullptr;
+    if (variant == "no-mask-hash") table->mask_hash = nullptr;
+    if (variant == "no-expand-a-hash") table->expand_a_hash = nullptr;
     use_backend_for_testing(table.get());
   };
   im.keygen = [&p](uint8_t* pk, uint8_t* sk) {
@@ -271,7 +275,7 @@ std::vector<double> run_once(const Params& p, const std::string& op, std::vector
 
 void usage() {
   std::fprintf(stderr,
-               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2:no-mask-hash] [--sets 44,65,87]\n"
+               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2:no-mask-hash,avx2:no-expand-a-hash] [--sets 44,65,87]\n"
                "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall]\n");
   std::exit(2);
 }

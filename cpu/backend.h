@@ -15,6 +15,16 @@
 
 namespace mldsa {
 
+// expand_a_hash's message when it is made from A^ as A^ is expanded (KeyGen:
+// pk = rho || t1, where row i of t1 needs row i of A^).
+class RowsToMessage {
+ public:
+  virtual ~RowsToMessage() = default;
+  // Rows 0..n-1 of A^ are final; called for n = 0, 1, ..., k in turn.
+  // Returns how many of the message's first bytes are ready (all at n = k).
+  virtual size_t rows_done(unsigned n) = 0;
+};
+
 // Signing's masks as a stream, with its challenge hashes computed beside
 // them in the same multi-way permutations (Backend::mask_hash).
 class MaskHash {
@@ -105,12 +115,14 @@ struct Backend {
   // where a 4- or 8-way Keccak permutation costs about a single one.
   uint8_t sign_group[3];
 
-  // ExpandA plus out = SHAKE256(msg, out_len), independent of it: the hash
-  // rides in the lanes of ExpandA's permutations (PublicKey::decode's
-  // tr = H(pk)). Null where that was not measured to win: the caller then
-  // runs expand_a and shake256 one after the other (same results).
+  // ExpandA plus out = SHAKE256(msg, out_len): the hash rides in the lanes
+  // of ExpandA's permutations (PublicKey::decode's tr = H(pk)). With rows
+  // null the message is all there; else it is written as rows of A^ are
+  // done (KeyGen's pk), and rows says how much of it is ready. Null where
+  // that was not measured to win: the caller then runs expand_a and
+  // shake256 one after the other (same results).
   void (*expand_a_hash)(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, const uint8_t* msg,
-                        size_t msg_len, uint8_t* out, size_t out_len);
+                        size_t msg_len, uint8_t* out, size_t out_len, RowsToMessage* rows);
 
   // ExpandMask's polynomials per permutation: a call for n of them costs what
   // one for n rounded up to a multiple of this does, so signing draws the

@@ -83,7 +83,8 @@ struct PrivateKey::Expanded {
 };
 
 // skDecode (Algorithm 25) with its range checks into x, s (s1 then s2: l + k
-// polynomials) and t0 (k), and ExpandA into A (k*l polynomials). With
+// polynomials) and t0 (k), and ExpandA into A (k*l polynomials; A null:
+// the caller expands it). With
 // expand_now, also x's signing form (else it is filled on first use). It does
 // not check that t0 and tr match the rest (PrivateKey::from_sk does).
 Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateKey::Expanded& x, uint8_t rho[32],

@@ -13,16 +13,14 @@
 namespace mldsa {
 namespace {
 
-// t = NTT^-1(A^ o s1^) + s2, then Power2Round (Algorithm 6 lines 5-6).
-void compute_t1_t0(const Params& p, const Poly* A, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0) {
+// Row i of t = NTT^-1(A^ o s1^) + s2, then Power2Round (Algorithm 6 lines
+// 5-6); t is scratch.
+void t1_t0_row(const Params& p, unsigned i, const Poly* A, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0,
+               Poly& t) {
   const Backend& be = backend();
-  Poly t;
-  for (unsigned i = 0; i < p.k; ++i) {
-    be.pointwise_acc(&t, &A[i * p.l], s1_hat, p.l);
-    be.invntt_tomont(&t);
-    be.power2round(&t1[i], &t0[i], &t, &s2[i]);
-  }
-  secure_zero(&t, sizeof t);
+  be.pointwise_acc(&t, &A[i * p.l], s1_hat, p.l);
+  be.invntt_tomont(&t);
+  be.power2round(&t1[i], &t0[i], &t, &s2[i]);
 }
 
 void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) {
@@ -42,6 +40,53 @@ void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = 
   if (!have_pk) pk_encode(x.pk, p, x.rho, t1);
   if (!have_tr) shake256(x.tr, p.tr_bytes, x.pk, p.pk_bytes);
   if (eager) x.t1_hat_once([&] { t1_hat_from(x, t1); });
+}
+
+// pk = rho || t1 made row by row as expand_a_hash finishes the rows of A^,
+// with t0 beside it.
+class PublicFromRows final : public RowsToMessage {
+ public:
+  PublicFromRows(PublicKey::Expanded& x, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0)
+      : x_(x), s1_hat_(s1_hat), s2_(s2), t1_(t1), t0_(t0) {}
+  ~PublicFromRows() override { secure_zero(&t_, sizeof t_); }
+  size_t rows_done(unsigned n) override {
+    if (n == 0) {
+      std::memcpy(x_.pk, x_.rho, 32);
+      return 32;
+    }
+    const unsigned i = n - 1;
+    t1_t0_row(*x_.p, i, x_.A, s1_hat_, s2_, t1_, t0_, t_);
+    declassify_bytes(&t1_[i], sizeof(Poly));  // t1 is part of pk
+    pk_encode_t1_row(x_.pk, i, &t1_[i]);
+    return 32 + n * T1_BYTES;
+  }
+
+ private:
+  PublicKey::Expanded& x_;
+  const Poly *s1_hat_, *s2_;
+  Poly *t1_, *t0_;
+  Poly t_;
+};
+
+// A^ from rho, t1 and t0 from s1^ and s2, pk and tr = H(pk) (Algorithm 6
+// lines 3-9): where the backend shares lanes between ExpandA and a hash,
+// each row of t1 is made as soon as its row of A^ is, and pk is hashed
+// beside the rest of A^ (ML-DSA-65: 15 permutations that otherwise run one
+// state at a time after it).
+void expand_public(PublicKey::Expanded& x, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0) {
+  const Params& p = *x.p;
+  const Backend& be = backend();
+  if (be.expand_a_hash) {
+    PublicFromRows rows(x, s1_hat, s2, t1, t0);
+    be.expand_a_hash(x.A, x.rho, p.k, p.l, x.pk, p.pk_bytes, x.tr, p.tr_bytes, &rows);
+    finish_public(x, t1, false, true, true);
+    return;
+  }
+  be.expand_a(x.A, x.rho, p.k, p.l);
+  Poly t;
+  for (unsigned i = 0; i < p.k; ++i) t1_t0_row(p, i, x.A, s1_hat, s2, t1, t0, t);
+  secure_zero(&t, sizeof t);
+  finish_public(x, t1, false);
 }
 
 // KeyGen's and skDecode's vectors, sized for the parameter set in one heap
@@ -118,7 +163,7 @@ Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::uniq
   const Backend& be = backend();
   const bool with_tr = be.expand_a_hash != nullptr;
   if (with_tr)
-    be.expand_a_hash(x->A, x->rho, p.k, p.l, x->pk, p.pk_bytes, x->tr, p.tr_bytes);
+    be.expand_a_hash(x->A, x->rho, p.k, p.l, x->pk, p.pk_bytes, x->tr, p.tr_bytes, nullptr);
   else
     be.expand_a(x->A, x->rho, p.k, p.l);
   finish_public(*x, t1.get(), true, true, with_tr);  // a decoded public key is there to verify
@@ -160,15 +205,13 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
   std::memcpy(x->K, h + 96, 32);
 
   const Backend& be = backend();
-  be.expand_a(px->A, px->rho, p.k, p.l);
   KeyScratch scratch(p, false);
   Poly *s1 = scratch.s, *s2 = scratch.s + p.l, *t1 = scratch.t1, *t0 = scratch.t0;
   // s1 then s2 (nonces 0..l+k-1) in one call: ML-DSA-44's eight fill one 8-way pass.
   be.expand_s(s1, p.l + p.k, rhoprime, p.eta, 0);
   std::memcpy(scratch.s1_hat, s1, sizeof(Poly) * p.l);
   ntt_vec(scratch.s1_hat, p.l);
-  compute_t1_t0(p, px->A, scratch.s1_hat, s2, t1, t0);
-  finish_public(*px, t1, false);
+  expand_public(*px, scratch.s1_hat, s2, t1, t0);
 
   std::memcpy(x->tr, px->tr, p.tr_bytes);
   sk_encode(x->sk, p, px->rho, x->K, x->tr, s1, s2, t0);
@@ -197,8 +240,7 @@ Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateK
   declassify_bytes(rho, 32);  // rho and tr are public (part of / hash of pk)
   declassify_bytes(x.tr, p.tr_bytes);
   if (st != Status::ok) return st;
-  const Backend& be = backend();
-  be.expand_a(A, rho, p.k, p.l);
+  if (A) backend().expand_a(A, rho, p.k, p.l);
   if (expand_now) x.signing_form_once([&] { fill_signing_form(x, s, t0); });
   return Status::ok;
 }
@@ -230,23 +272,20 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   auto x = std::make_unique<Expanded>(p);
   auto px = std::make_unique<PublicKey::Expanded>(p);
   KeyScratch scratch(p, true);
-  Status st = decode_signing_key(p, sk, *x, px->rho, px->A, scratch.s, scratch.t0, false);
+  Status st = decode_signing_key(p, sk, *x, px->rho, nullptr, scratch.s, scratch.t0, false);
   if (st == Status::ok) {
     // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
-    Poly* t1 = scratch.t1;
     Poly* t0_check = scratch.t0_check;
     std::memcpy(scratch.s1_hat, scratch.s, sizeof(Poly) * p.l);
     ntt_vec(scratch.s1_hat, p.l);
-    compute_t1_t0(p, px->A, scratch.s1_hat, scratch.s + p.l, t1, t0_check);
+    expand_public(*px, scratch.s1_hat, scratch.s + p.l, scratch.t1, t0_check);
     uint32_t diff = 0;
     for (unsigned i = 0; i < p.k; ++i)
       for (int j = 0; j < N; ++j) diff |= static_cast<uint32_t>(scratch.t0[i].c[j] ^ t0_check[i].c[j]);
-    if (declassify(diff != 0)) {
+    if (declassify(diff != 0))
       st = Status::sk_t0_mismatch;
-    } else {
-      finish_public(*px, t1, false);
-      if (std::memcmp(px->tr, x->tr, p.tr_bytes) != 0) st = Status::sk_tr_mismatch;
-    }
+    else if (std::memcmp(px->tr, x->tr, p.tr_bytes) != 0)
+      st = Status::sk_tr_mismatch;
   }
   if (st == Status::ok) {
     out.reset(new PrivateKey(std::move(x), std::unique_ptr<PublicKey>(new PublicKey(std::move(px)))));

@@ -73,10 +73,13 @@ namespace {
 unsigned eta_bits(unsigned eta) { return eta == 2 ? 3 : 4; }
 }  // namespace
 
+void pk_encode_t1_row(uint8_t* pk, unsigned i, const Poly* t1_i) {
+  backend().pack_bits(pk + 32 + i * T1_BYTES, t1_i, 10, 0, false);
+}
+
 void pk_encode(uint8_t* pk, const Params& p, const uint8_t rho[32], const Poly* t1) {
   std::memcpy(pk, rho, 32);
-  const Backend& be = backend();
-  for (unsigned i = 0; i < p.k; ++i) be.pack_bits(pk + 32 + i * T1_BYTES, &t1[i], 10, 0, false);
+  for (unsigned i = 0; i < p.k; ++i) pk_encode_t1_row(pk, i, &t1[i]);
 }
 
 void pk_decode(const Params& p, const uint8_t* pk, uint8_t rho[32], Poly* t1) {

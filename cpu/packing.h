@@ -48,6 +48,8 @@ void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2);
 
 // The encodings. Vectors are arrays of k or l polynomials.
 void pk_encode(uint8_t* pk, const Params& p, const uint8_t rho[32], const Poly* t1);
+// Row i of pk's t1 alone (pkEncode's line 3 for one i).
+void pk_encode_t1_row(uint8_t* pk, unsigned i, const Poly* t1_i);
 void pk_decode(const Params& p, const uint8_t* pk, uint8_t rho[32], Poly* t1);
 
 // tr has p.tr_bytes bytes.

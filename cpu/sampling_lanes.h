@@ -149,22 +149,30 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
 }
 
 // ExpandA together with one SHAKE256 hash H(msg, out_len) that does not
-// depend on it (PublicKey::decode: A^ and tr = H(pk)). The hash is a chain of
-// single permutations (15 for a 1952-byte pk) that would otherwise run one
-// state at a time; here it occupies lane 0 while the other lanes sample A^,
-// and a lane whose job is done takes the next polynomial at once, so the
-// spare lanes of the last batch are filled too. A^ and the hash are public,
-// so the schedule may branch on them. The polynomials come out exactly as
-// expand_a makes them (same streams, same rejection calls). It pays even
-// where the polynomials fill the lanes exactly (ML-DSA-44: the hash adds 5
-// calls to 20 and saves 10 single permutations): verify from the encoded pk
-// 1.06x (44), 1.09x (65), 1.16x (87) against expand_a then shake256, AVX2 on
-// Zen 3. The blocks leave through the transposes of Sponges::squeeze_blocks;
-// copying them out lane by lane cost more than the hash saved.
+// depend on it (PublicKey::decode: A^ and tr = H(pk)), or that depends on it
+// row by row (KeyGen: tr = H(rho || t1), row i of t1 from row i of A^). The
+// hash is a chain of single permutations (15 for a 1952-byte pk) that would
+// otherwise run one state at a time; here it occupies a lane while the
+// others sample A^, and a lane whose job is done takes the next polynomial
+// at once, so the spare lanes of the last batch are filled too. A^ and the
+// hash are public, so the schedule may branch on them. The polynomials come
+// out exactly as expand_a makes them (same streams, same rejection calls).
+// It pays even where the polynomials fill the lanes exactly (ML-DSA-44: the
+// hash adds 5 calls to 20 and saves 10 single permutations): verify from the
+// encoded pk 1.06x (44), 1.09x (65), 1.16x (87) against expand_a then
+// shake256, AVX2 on Zen 3. The blocks leave through the transposes of
+// Sponges::squeeze_blocks; copying them out lane by lane cost more than the
+// hash saved.
+// With rows (a message made from A^), the hash waits for its next block off
+// the lanes: its state is parked and its lane samples A^ until rows says
+// the block is there; then the next lane to fall free takes the hash back,
+// except that the last W polynomials go first (the last row's blocks can
+// only follow them). Once no lane holds a polynomial, the hash's remaining
+// blocks run on the single-state permutation.
 template <class Ops>
 void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
                    unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t), const uint8_t* msg,
-                   size_t msg_len, uint8_t* out, size_t out_len) {
+                   size_t msg_len, uint8_t* out, size_t out_len, mldsa::RowsToMessage* rows) {
   using mldsa::N;
   constexpr unsigned W = Ops::kWays, kBlocks = 5;
   constexpr unsigned kRateA = mldsa::SHAKE128_RATE, kRateH = mldsa::SHAKE256_RATE;
@@ -177,7 +185,31 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   const unsigned total = k * l;
   unsigned next = 0;
 
-  auto start_poly = [&](unsigned w) {
+  // Rows of A^ final so far (each row's polynomials still being sampled in
+  // row_left), and the message bytes ready.
+  unsigned row_left[mldsa::MAX_K], rows_final = 0;
+  for (unsigned i = 0; i < k; ++i) row_left[i] = l;
+  size_t ready = rows ? rows->rows_done(0) : msg_len;
+  // The hash's sponge: absorbed bytes, whether the padded last block is in,
+  // the bytes squeezed so far, and its state while it waits off the lanes.
+  size_t absorbed = 0, squeezed = 0;
+  bool padded = false, parked = false;
+  uint64_t park[25] = {};
+  auto block_ready = [&] { return ready == msg_len || absorbed + kRateH <= ready; };
+  auto absorb_block = [&](unsigned w) {
+    padded = work->h.template absorb_block<kRateH>(w, msg, msg_len, absorbed);
+  };
+
+  // Lane w's next job: the hash when it waits and can go on (unless only the
+  // last W polynomials are left to start), else the next polynomial, else none.
+  auto start_next = [&](unsigned w) {
+    if (parked && block_ready() && (next == total || total - next > W)) {
+      for (unsigned i = 0; i < 25; ++i) s[i][w] = park[i];
+      parked = false;
+      job[w] = kHash;
+      absorb_block(w);
+      return;
+    }
     if (next == total) {
       job[w] = kIdle;
       return;
@@ -187,37 +219,49 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
     blocks[w] = 0;
     work->h.start_lane(w, rho, 4, expand_a_suffix(idx, l), kRateA);
   };
-  // The hash's sponge in lane 0: absorbed bytes, whether the padded last
-  // block is in, and the bytes squeezed so far.
-  size_t absorbed = 0, squeezed = 0;
-  bool padded = false;
-  auto absorb_block = [&] { padded = work->h.template absorb_block<kRateH>(0, msg, msg_len, absorbed); };
 
-  for (unsigned i = 0; i < 25; ++i) s[i][0] = 0;
-  job[0] = kHash;
-  absorb_block();
-  for (unsigned w = 1; w < W; ++w) start_poly(w);
+  parked = true;  // the empty sponge, placed by lane 0's start_next if its first block is ready
+  for (unsigned w = 0; w < W; ++w) start_next(w);
 
   alignas(64) uint8_t spill[kRateA + 8 * W];  // squeeze target of the hash and idle lanes
   for (;;) {
-    bool busy = false;
-    for (unsigned w = 0; w < W; ++w) busy |= job[w] != kIdle;
-    if (!busy) break;
-    // In place on the resting states (s is 64-byte aligned, one vector per lane index).
-    using V = typename Ops::V;
-    V* const state = reinterpret_cast<V*>(&s[0][0]);
-    keccak_lanes::permute<Ops>(state);
-    // Every lane's block to its buffer at once (the hash's and idle lanes' to spill).
-    uint8_t* dst[W];
+    bool busy = parked, polys = false;
     for (unsigned w = 0; w < W; ++w) {
-      const bool poly = job[w] >= 0;
-      dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : spill;
+      busy |= job[w] != kIdle;
+      polys |= job[w] >= 0;
     }
-    Sponges<Ops>::template store_block<kRateA>(state, dst);
+    if (!busy) break;
+    if (polys) {
+      // In place on the resting states (s is 64-byte aligned, one vector per lane index).
+      using V = typename Ops::V;
+      V* const state = reinterpret_cast<V*>(&s[0][0]);
+      keccak_lanes::permute<Ops>(state);
+      // Every lane's block to its buffer at once (the hash's and idle lanes' to spill).
+      uint8_t* dst[W];
+      for (unsigned w = 0; w < W; ++w) {
+        const bool poly = job[w] >= 0;
+        dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : spill;
+      }
+      Sponges<Ops>::template store_block<kRateA>(state, dst);
+    } else {  // the hash alone (it is on a lane: busy, and placed whenever it can go on)
+      for (unsigned w = 0; w < W; ++w) {
+        if (job[w] != kHash) continue;
+        uint64_t one[25];
+        for (unsigned i = 0; i < 25; ++i) one[i] = s[i][w];
+        keccak_lanes::permute_scalar(one);
+        for (unsigned i = 0; i < 25; ++i) s[i][w] = one[i];
+      }
+    }
     for (unsigned w = 0; w < W; ++w) {
       if (job[w] == kHash) {
         if (!padded) {
-          absorb_block();
+          if (block_ready()) {
+            absorb_block(w);
+          } else {  // off the lane until rows has written the next block
+            for (unsigned i = 0; i < 25; ++i) park[i] = s[i][w];
+            parked = true;
+            start_next(w);
+          }
           continue;
         }
         const size_t n = out_len - squeezed < kRateH ? out_len - squeezed : kRateH;
@@ -226,16 +270,26 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
           std::memcpy(out + squeezed + i, &v, n - i < 8 ? n - i : 8);
         }
         squeezed += n;
-        if (squeezed == out_len) start_poly(w);  // else one more permutation to squeeze
+        if (squeezed == out_len) start_next(w);  // else one more permutation to squeeze
         continue;
       }
       if (job[w] == kIdle) continue;
-      mldsa::Poly& a = A[job[w]];
+      const unsigned idx = static_cast<unsigned>(job[w]);
       const unsigned b = blocks[w]++;
       if (b + 1 < kBlocks) continue;
-      ctr[w] = b + 1 == kBlocks ? rej(a.c, 0, buf[w], sizeof buf[w]) : rej(a.c, ctr[w], buf[w], kRateA);
-      if (ctr[w] == N) start_poly(w);
+      ctr[w] = b + 1 == kBlocks ? rej(A[idx].c, 0, buf[w], sizeof buf[w]) : rej(A[idx].c, ctr[w], buf[w], kRateA);
+      if (ctr[w] < N) continue;
+      if (--row_left[idx / l] == 0) {
+        while (rows_final < k && row_left[rows_final] == 0) {
+          ++rows_final;
+          ready = rows ? rows->rows_done(rows_final) : msg_len;
+        }
+        if (rows_final == k) ready = msg_len;  // all of A^ is done: so is the message
+      }
+      start_next(w);
     }
+    for (unsigned w = 0; w < W && parked; ++w)  // a lane with nothing left to do takes the hash back
+      if (job[w] == kIdle) start_next(w);
   }
 }
 

@@ -69,8 +69,8 @@ void expand_a_avx2(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
   keccak_lanes::expand_a<Avx2Ops>(A, rho, k, l, poly8::rej_ntt);
 }
 void expand_a_hash_avx2(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, const uint8_t* msg, size_t msg_len,
-                       uint8_t* out, size_t out_len) {
-  keccak_lanes::expand_a_hash<Avx2Ops>(A, rho, k, l, poly8::rej_ntt, msg, msg_len, out, out_len);
+                       uint8_t* out, size_t out_len, RowsToMessage* rows) {
+  keccak_lanes::expand_a_hash<Avx2Ops>(A, rho, k, l, poly8::rej_ntt, msg, msg_len, out, out_len, rows);
 }
 void expand_s_avx2(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
   keccak_lanes::expand_s<Avx2Ops>(s, n, rhoprime, eta, nonce, poly8::rej_bounded);

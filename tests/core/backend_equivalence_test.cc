@@ -15,6 +15,7 @@
 #include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/mldsa.h"
+#include "cpu/packing.h"
 #include "tests/core/backend_request.h"
 #include "tests/core/test_keys.h"
 
@@ -167,11 +168,85 @@ TEST_F(BackendEquivalence, ExpandAHash) {
         std::vector<Poly> a(p.k * p.l), b(p.k * p.l);
         ref_.expand_a(a.data(), rho, p.k, p.l);
         shake256(want.data(), out_len, msg.data(), msg_len);
-        be_->expand_a_hash(b.data(), rho, p.k, p.l, msg.data(), msg_len, got.data(), out_len);
+        be_->expand_a_hash(b.data(), rho, p.k, p.l, msg.data(), msg_len, got.data(), out_len, nullptr);
         ASSERT_TRUE(same_polys(a.data(), b.data(), p.k * p.l)) << p.name << " trial " << trial;
         ASSERT_EQ(want, got) << p.name << " msg_len " << msg_len << " out_len " << out_len;
         ++trial;
       }
+    }
+  }
+}
+
+// A message written from the rows of A^ as expand_a_hash finishes them
+// (KeyGen's pk = rho || t1): a prefix at the start, then for each row a
+// chunk made from every polynomial's last coefficients (the ones rejection
+// sampling writes last), so a row read before it is final gives other bytes.
+// lag holds back that many rows' worth of what is ready (the hash then waits
+// longer off the lanes).
+class MessageFromRows final : public RowsToMessage {
+ public:
+  MessageFromRows(const Params& p, const Poly* A, std::vector<uint8_t>& msg, size_t prefix, size_t chunk, unsigned lag)
+      : p_(p), A_(A), msg_(msg), prefix_(prefix), chunk_(chunk), lag_(lag) {}
+  size_t rows_done(unsigned n) override {
+    calls.push_back(n);
+    if (n > 0) write_row(p_, A_, msg_, prefix_, chunk_, n - 1);
+    if (n == p_.k) return msg_.size();
+    const unsigned shown = n > lag_ ? n - lag_ : 0;
+    return prefix_ + shown * chunk_;
+  }
+  static void write_row(const Params& p, const Poly* A, std::vector<uint8_t>& msg, size_t prefix, size_t chunk,
+                        unsigned i) {
+    for (size_t m = 0; m < chunk; ++m) {
+      uint32_t v = 0;
+      for (unsigned j = 0; j < p.l; ++j) v = v * 31 + static_cast<uint32_t>(A[i * p.l + j].c[N - 1 - m % 32]);
+      msg[prefix + i * chunk + m] = static_cast<uint8_t>(v ^ (v >> 8) ^ (v >> 16));
+    }
+  }
+  std::vector<unsigned> calls;
+
+ private:
+  const Params& p_;
+  const Poly* A_;
+  std::vector<uint8_t>& msg_;
+  size_t prefix_, chunk_;
+  unsigned lag_;
+};
+
+TEST_F(BackendEquivalence, ExpandAHashFromRows) {
+  if (!be_->expand_a_hash) GTEST_SKIP() << "skipped: backend " << be_->name << " has no expand_a_hash";
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    // pk's shape (32 + 320 per row), rows smaller and larger than a block, no
+    // prefix, nothing until the end (chunk 0 with a prefix), and lags.
+    struct Shape {
+      size_t prefix, chunk;
+      unsigned lag;
+    };
+    for (Shape sh : {Shape{32, T1_BYTES, 0}, Shape{32, T1_BYTES, 2}, Shape{0, 1, 0}, Shape{5, 136, 0},
+                     Shape{140, 500, 1}, Shape{300, 0, 0}, Shape{0, 17, 9}}) {
+      uint8_t rho[32];
+      fill_bytes(rho, sizeof rho);
+      const size_t msg_len = sh.prefix + p.k * sh.chunk;
+      std::vector<Poly> a(p.k * p.l), b(p.k * p.l);
+      ref_.expand_a(a.data(), rho, p.k, p.l);
+      std::vector<uint8_t> prefix(sh.prefix), want_msg(msg_len), msg(msg_len, 0xAA);
+      fill_bytes(prefix.data(), prefix.size());
+      std::copy(prefix.begin(), prefix.end(), want_msg.begin());
+      for (unsigned i = 0; i < p.k; ++i) MessageFromRows::write_row(p, a.data(), want_msg, sh.prefix, sh.chunk, i);
+      std::vector<uint8_t> want(p.tr_bytes), got(p.tr_bytes, 0xAA);
+      shake256(want.data(), want.size(), want_msg.data(), msg_len);
+
+      std::copy(prefix.begin(), prefix.end(), msg.begin());
+      MessageFromRows rows(p, b.data(), msg, sh.prefix, sh.chunk, sh.lag);
+      be_->expand_a_hash(b.data(), rho, p.k, p.l, msg.data(), msg_len, got.data(), got.size(), &rows);
+      const std::string what = std::string(p.name) + " prefix " + std::to_string(sh.prefix) + " chunk " +
+                               std::to_string(sh.chunk) + " lag " + std::to_string(sh.lag);
+      ASSERT_TRUE(same_polys(a.data(), b.data(), p.k * p.l)) << what;
+      std::vector<unsigned> in_order(p.k + 1);
+      for (unsigned n = 0; n <= p.k; ++n) in_order[n] = n;
+      ASSERT_EQ(rows.calls, in_order) << what << ": rows_done once per row, in order";
+      ASSERT_EQ(want_msg, msg) << what;
+      ASSERT_EQ(want, got) << what;
     }
   }
 }
