@@ -223,18 +223,22 @@ Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x,
       sample_in_ball(&c_hat, ctilde[a], ct_len, p.tau);
       be.small_ntt(&s.c_small_hat, &c_hat);
 
-      // z = y + c*s1; reject if ||z|| >= gamma1 - beta  (lines 18-23)
+      // r0 = w0 - c*s2; reject if ||r0|| >= gamma2 - beta  (lines 18-23).
+      // This check first: it rejects more often than the one on z in every
+      // parameter set (accepts with probability about exp(-256 k beta /
+      // gamma2): 0.43, 0.32, 0.39 against exp(-256 l beta / gamma1): 0.54,
+      // 0.62, 0.66), so fewer attempts compute both products.
       uint32_t reject = 0;
-      for (unsigned j = 0; j < p.l; ++j) {
-        be.small_mul(&s.tmp, &s.c_small_hat, &x.s1_small_hat[j]);  // exact c*s1
-        reject |= be.add_reduce_exceeds(&s.z[j], &y[j], &s.tmp, p.gamma1 - static_cast<int32_t>(p.beta));
-      }
-      if (declassify(reject)) continue;
-
-      // r0 = w0 - c*s2; reject if ||r0|| >= gamma2 - beta
       for (unsigned i = 0; i < p.k; ++i) {
         be.small_mul(&s.tmp, &s.c_small_hat, &x.s2_small_hat[i]);  // exact c*s2
         reject |= be.sub_reduce_exceeds(&w0[i], &w0[i], &s.tmp, p.gamma2 - static_cast<int32_t>(p.beta));
+      }
+      if (declassify(reject)) continue;
+
+      // z = y + c*s1; reject if ||z|| >= gamma1 - beta
+      for (unsigned j = 0; j < p.l; ++j) {
+        be.small_mul(&s.tmp, &s.c_small_hat, &x.s1_small_hat[j]);  // exact c*s1
+        reject |= be.add_reduce_exceeds(&s.z[j], &y[j], &s.tmp, p.gamma1 - static_cast<int32_t>(p.beta));
       }
       if (declassify(reject)) continue;
 
