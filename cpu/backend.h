@@ -33,8 +33,10 @@ class MaskHash {
   // The next n masks: y[i] = ExpandMask's polynomial for the next nonce, the
   // nonces counting up from 0 over all calls (Algorithm 7's kappa + r).
   virtual void take(Poly* y, unsigned n) = 0;
-  // out = SHAKE256(msg, out_len), out_len <= 64, while masks are drawn beside it.
-  virtual void hash(const uint8_t* msg, size_t msg_len, uint8_t* out, size_t out_len) = 0;
+  // out = SHAKE256(msg, out_len), out_len <= 64, while masks are drawn beside
+  // it; with ball non-null, also SampleInBall's first block: the first
+  // SHAKE256_RATE bytes of SHAKE256(out), one more permutation of the lanes.
+  virtual void hash(const uint8_t* msg, size_t msg_len, uint8_t* out, size_t out_len, uint8_t* ball) = 0;
 };
 
 struct Backend {
@@ -132,8 +134,9 @@ struct Backend {
 
   // Signing's masks and challenges c~ = H(mu || w1Encode(w1)) on shared
   // lanes, for rho'' and gamma1's bits (null: expand_mask and shake256 as
-  // above; same results), used per shape as sign_group (0 or 1) where
-  // attempts are not grouped.
+  // above; same results), used per shape as sign_group where attempts are
+  // not grouped: 0 not used, 1 masks and c~, 2 SampleInBall's first block
+  // too (worth it where the mask lanes have to wait on the hash lane anyway).
   std::unique_ptr<MaskHash> (*mask_hash)(const uint8_t rhopp[64], unsigned gamma1_bits);
   uint8_t mask_hash_shapes[3];
 };

@@ -103,20 +103,39 @@ void expand_mask_ref(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kapp
   secure_zero(buf, sizeof buf);
 }
 
-void sample_in_ball(Poly* c, const uint8_t* ctilde, size_t ctilde_len, unsigned tau) {
+void sample_in_ball(Poly* c, const uint8_t* ctilde, size_t ctilde_len, unsigned tau, const uint8_t* first) {
+  // The stream H(c~) a block at a time; a given first block is the stream's
+  // own, so the sponge is only started if more is needed, and then squeezes
+  // past it.
   Keccak h;
-  h.init(SHAKE256_RATE);
-  h.absorb(ctilde, ctilde_len);
-  h.finalize(DS_SHAKE);
-  uint8_t sbytes[8];
-  h.squeeze(sbytes, 8);
+  bool started = false;
+  uint8_t block[SHAKE256_RATE];
+  auto refill = [&] {
+    if (!started) {
+      h.init(SHAKE256_RATE);
+      h.absorb(ctilde, ctilde_len);
+      h.finalize(DS_SHAKE);
+      started = true;
+      if (first) h.squeeze(block, sizeof block);  // the first block again
+    }
+    h.squeeze(block, sizeof block);
+  };
+  if (first)
+    std::memcpy(block, first, sizeof block);
+  else
+    refill();
   uint64_t signs = 0;
-  for (int i = 0; i < 8; ++i) signs |= uint64_t{sbytes[i]} << (8 * i);
+  for (int i = 0; i < 8; ++i) signs |= uint64_t{block[i]} << (8 * i);
+  size_t pos = 8;
   std::memset(c->c, 0, sizeof c->c);
   for (unsigned i = N - tau; i < N; ++i) {
     uint8_t j;
     do {
-      h.squeeze(&j, 1);
+      if (pos == sizeof block) {
+        refill();
+        pos = 0;
+      }
+      j = block[pos++];
     } while (j > i);
     c->c[i] = c->c[j];
     c->c[j] = 1 - 2 * static_cast<int32_t>(signs & 1);

@@ -18,6 +18,8 @@ unsigned rej_ntt_coeffs(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len
 unsigned rej_bounded_coeffs(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len, unsigned eta);
 
 // SampleInBall (Algorithm 29): c with tau coefficients +-1, from c~ (public).
-void sample_in_ball(Poly* c, const uint8_t* ctilde, size_t ctilde_len, unsigned tau);
+// first: the stream's first SHAKE256_RATE bytes where the caller has them
+// (MaskHash::hash squeezes them beside the masks), else null.
+void sample_in_ball(Poly* c, const uint8_t* ctilde, size_t ctilde_len, unsigned tau, const uint8_t* first = nullptr);
 
 }  // namespace mldsa

@@ -64,6 +64,13 @@ struct alignas(64) Sponges {
     mldsa::secure_zero(blk, sizeof blk);
     return n < kRate;
   }
+  // The first n bytes (n <= 200) of state w, as a squeeze reads them.
+  void read_lane(unsigned w, uint8_t* out, size_t n) const {
+    for (size_t i = 0; i < n; i += 8) {
+      const uint64_t v = s[i / 8][w];
+      std::memcpy(out + i, &v, n - i < 8 ? n - i : 8);
+    }
+  }
   // The rate's bytes of each of the W states in A to dst[w] (little-endian
   // lanes), through W x W transposes.
   template <unsigned kRate>
@@ -265,10 +272,7 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
           continue;
         }
         const size_t n = out_len - squeezed < kRateH ? out_len - squeezed : kRateH;
-        for (size_t i = 0; i < n; i += 8) {
-          const uint64_t v = s[i / 8][w];
-          std::memcpy(out + squeezed + i, &v, n - i < 8 ? n - i : 8);
-        }
+        work->h.read_lane(w, out + squeezed, n);
         squeezed += n;
         if (squeezed == out_len) start_next(w);  // else one more permutation to squeeze
         continue;
@@ -394,18 +398,12 @@ class MaskHashLanes final : public mldsa::MaskHash {
     }
   }
 
-  void hash(const uint8_t* msg, size_t msg_len, uint8_t* out, size_t out_len) override {
-    msg_ = msg;
-    msg_len_ = msg_len;
-    absorbed_ = 0;
-    padded_ = false;
-    for (unsigned i = 0; i < 25; ++i) h_.s[i][0] = 0;
-    absorb_block();
-    for (hashing_ = true; hashing_;) step();
-    for (size_t i = 0; i < out_len; i += 8) {  // out_len <= 64 < the rate: the first block squeezed
-      const uint64_t v = h_.s[i / 8][0];
-      std::memcpy(out + i, &v, out_len - i < 8 ? out_len - i : 8);
-    }
+  void hash(const uint8_t* msg, size_t msg_len, uint8_t* out, size_t out_len, uint8_t* ball) override {
+    run_hash(msg, msg_len);
+    h_.read_lane(0, out, out_len);  // out_len <= 64 < the rate: the first block squeezed
+    if (!ball) return;
+    run_hash(out, out_len);  // SampleInBall's stream, H(c~): its first block
+    h_.read_lane(0, ball, kRate);
   }
 
  private:
@@ -423,6 +421,17 @@ class MaskHashLanes final : public mldsa::MaskHash {
       blocks_[w] = 0;
       h_.start_lane(w, rhopp_, 8, static_cast<uint16_t>(job_[w]), kRate);
     }
+  }
+  // SHAKE256(msg) in lane 0, the mask lanes running beside it; the output is
+  // in lane 0's state.
+  void run_hash(const uint8_t* msg, size_t msg_len) {
+    msg_ = msg;
+    msg_len_ = msg_len;
+    absorbed_ = 0;
+    padded_ = false;
+    for (unsigned i = 0; i < 25; ++i) h_.s[i][0] = 0;
+    absorb_block();
+    for (hashing_ = true; hashing_;) step();
   }
   // The hash's next block into lane 0 (the last one padded).
   void absorb_block() { padded_ = h_.template absorb_block<kRate>(0, msg_, msg_len_, absorbed_); }

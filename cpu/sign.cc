@@ -47,6 +47,10 @@ unsigned attempts_per_group(const Backend& be, const Params& p) {
 bool uses_mask_hash(const Backend& be, const Params& p) {
   return be.mask_hash != nullptr && be.mask_hash_shapes[p.k / 2 - 2] != 0 && attempts_per_group(be, p) == 1;
 }
+// And SampleInBall's first block there too.
+bool uses_lane_ball(const Backend& be, const Params& p) {
+  return uses_mask_hash(be, p) && be.mask_hash_shapes[p.k / 2 - 2] == 2;
+}
 
 // True iff the n bytes are all zero, without a branch on them; only the
 // verdict (deterministic signing or not, which is no secret) is declassified.
@@ -169,6 +173,8 @@ Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x,
   derive_rhopp(p, x.K, rnd, mu, s.rhopp);  // (line 7)
   secure_zero(fresh, sizeof fresh);
   const std::unique_ptr<MaskHash> lanes = uses_mask_hash(be, p) ? be.mask_hash(s.rhopp, p.gamma1_bits) : nullptr;
+  uint8_t ball_block[SHAKE256_RATE];  // SampleInBall's first block from the lanes
+  uint8_t* const ball = uses_lane_ball(be, p) ? ball_block : nullptr;
 
   uint8_t ctilde[kMaxGroup][64];
   uint8_t* const ct_out[kMaxGroup] = {ctilde[0], ctilde[1], ctilde[2]};
@@ -204,7 +210,7 @@ Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x,
     // c~ = H(mu || w1Encode(w1))  (line 15); alone, beside the next masks or
     // through the single sponge
     if (lanes)
-      lanes->hash(hin[0], hin_len, ctilde[0], ct_len);
+      lanes->hash(hin[0], hin_len, ctilde[0], ct_len, ball);
     else if (g == 1)
       shake256(ctilde[0], ct_len, hin[0], hin_len);
     else
@@ -220,7 +226,8 @@ Status sign_in(SignScratch& s, const Backend& be, const PrivateKey::Expanded& x,
       // grant (see ct.h). A group's attempts after the accepted one are never
       // looked at.
       declassify_bytes(ctilde[a], ct_len);
-      sample_in_ball(&c_hat, ctilde[a], ct_len, p.tau);
+      if (ball) declassify_bytes(ball, sizeof ball_block);  // H(c~): as public as c~ (g = 1)
+      sample_in_ball(&c_hat, ctilde[a], ct_len, p.tau, ball);
       be.small_ntt(&s.c_small_hat, &c_hat);
 
       // r0 = w0 - c*s2; reject if ||r0|| >= gamma2 - beta  (lines 18-23).

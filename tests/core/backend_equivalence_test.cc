@@ -284,8 +284,9 @@ TEST_F(BackendEquivalence, ExpandMask) {
 
 // Signing's mask stream with hashes beside it: every mask is ExpandMask's for
 // its nonce (counting from 0 over all takes, through the ring's wrap-around)
-// and every hash the single sponge's, for take sizes 1 to 7 and message
-// lengths around the rate and signing's (832-1088 bytes).
+// and every hash the single sponge's (and SampleInBall's block after it when
+// asked for), for take sizes 1 to 7 and message lengths around the rate and
+// signing's (832-1088 bytes).
 TEST_F(BackendEquivalence, MaskHash) {
   if (!be_->mask_hash) GTEST_SKIP() << "skipped: backend " << be_->name << " has no mask_hash";
   for (unsigned bits : {17u, 19u}) {
@@ -306,9 +307,16 @@ TEST_F(BackendEquivalence, MaskHash) {
       std::vector<uint8_t> msg(msg_len), digest(out_len), out(out_len, 0xAA);
       fill_bytes(msg.data(), msg.size());
       shake256(digest.data(), out_len, msg.data(), msg_len);
-      lanes->hash(msg.data(), msg_len, out.data(), out_len);
+      // Every other hash with SampleInBall's first block: H(digest)'s.
+      const bool with_ball = trial % 4 >= 2;
+      std::vector<uint8_t> ball_want(SHAKE256_RATE), ball(SHAKE256_RATE, 0xAA);
+      shake256(ball_want.data(), ball_want.size(), digest.data(), out_len);
+      lanes->hash(msg.data(), msg_len, out.data(), out_len, with_ball ? ball.data() : nullptr);
       ASSERT_EQ(digest, out) << "msg_len " << msg_len << " out_len " << out_len << " trial " << trial;
-      if (trial % 5 == 4) lanes->hash(msg.data(), msg_len, out.data(), out_len);  // two hashes in a row
+      if (with_ball) {
+        ASSERT_EQ(ball_want, ball) << "SampleInBall's block, trial " << trial;
+      }
+      if (trial % 5 == 4) lanes->hash(msg.data(), msg_len, out.data(), out_len, nullptr);  // two hashes in a row
     }
   }
 }
@@ -604,7 +612,9 @@ TEST_F(SignLookAhead, SameSignaturesForEveryLanesCountAndGroupSize) {
     const Params& p = params(ps);
     std::unique_ptr<PrivateKey> key = key_from_tag(p, 4);
     ASSERT_TRUE(key);
-    auto sign_all = [&](unsigned ways, unsigned group, bool shared_lanes = false) {
+    // shared_lanes: Backend::mask_hash_shapes' value (0 none, 1 masks and
+    // c~, 2 SampleInBall's block too) for every shape.
+    auto sign_all = [&](unsigned ways, unsigned group, uint8_t shared_lanes = 0) {
       Backend b = tested;
       b.mask_ways = static_cast<uint8_t>(ways);
       for (auto& g : b.sign_group) g = static_cast<uint8_t>(group);
@@ -627,7 +637,9 @@ TEST_F(SignLookAhead, SameSignaturesForEveryLanesCountAndGroupSize) {
       for (unsigned group : {1u, 2u, 3u})
         EXPECT_EQ(plain, sign_all(ways, group)) << p.name << " ways " << ways << " group " << group;
     if (tested.mask_hash != nullptr) {  // masks and challenges on shared lanes, every shape
-      for (unsigned group : {1u, 2u}) EXPECT_EQ(plain, sign_all(4, group, true)) << p.name << " shared lanes";
+      for (unsigned group : {1u, 2u})
+        for (uint8_t shape : {1, 2})
+          EXPECT_EQ(plain, sign_all(4, group, shape)) << p.name << " shared lanes " << int{shape};
     }
   }
 }

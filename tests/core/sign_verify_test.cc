@@ -5,11 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "cpu/keccak.h"
 #include "cpu/mldsa.h"
+#include "cpu/sampling.h"
 #include "tests/core/backend_request.h"
 #include "tests/core/reference_hash.h"
 #include "tests/core/test_keys.h"
@@ -292,6 +296,48 @@ TEST_P(SignVerify, PrehashRoundTripEveryHash) {
   std::vector<uint8_t> d(32, 0x42), sig(p().sig_bytes);
   ASSERT_EQ(sign_prehash(*key_, HashAlg::SHA2_256, d, ctx_, zeros_.data(), sig.data()), Status::ok);
   EXPECT_EQ(verify_prehash(pub(), HashAlg::SHA3_256, d, ctx_, sig), Status::verify_failed);
+}
+
+// Algorithm 29 over an explicit stream of H(c~): 8 sign bytes, then one
+// candidate position per byte.
+Poly ball_from_stream(const std::vector<uint8_t>& stream, unsigned tau) {
+  Poly c{};
+  uint64_t signs = 0;
+  for (int i = 0; i < 8; ++i) signs |= uint64_t{stream[i]} << (8 * i);
+  size_t pos = 8;
+  for (unsigned i = N - tau; i < N; ++i) {
+    unsigned j = stream.at(pos++);
+    while (j > i) j = stream.at(pos++);
+    c.c[i] = c.c[j];
+    c.c[j] = (signs >> (i - (N - tau))) & 1 ? -1 : 1;
+  }
+  return c;
+}
+
+// SampleInBall from c~ alone, and with the stream's first block given (as
+// the shared lanes hand it over): the same challenge; and a given block is
+// taken as the stream's first, the sponge's bytes after it (a block of
+// rejections only, so every position comes from the second block on).
+TEST_P(SignVerify, SampleInBallWithFirstBlock) {
+  for (unsigned trial = 0; trial < 16; ++trial) {
+    std::vector<uint8_t> ctilde(p().ctilde_bytes);
+    for (size_t i = 0; i < ctilde.size(); ++i) ctilde[i] = static_cast<uint8_t>(31 * trial + 7 * i);
+    const std::vector<uint8_t> stream = openssl_shake256(ctilde, 3 * SHAKE256_RATE);
+    Poly plain, given;
+    sample_in_ball(&plain, ctilde.data(), ctilde.size(), p().tau);
+    sample_in_ball(&given, ctilde.data(), ctilde.size(), p().tau, stream.data());
+    const Poly want = ball_from_stream(stream, p().tau);
+    ASSERT_EQ(0, std::memcmp(&want, &plain, sizeof want)) << "trial " << trial;
+    ASSERT_EQ(0, std::memcmp(&want, &given, sizeof want)) << "trial " << trial;
+
+    // The crafted first block, then the sponge's own bytes from the second block on.
+    std::vector<uint8_t> crafted(stream);
+    std::fill(crafted.begin() + 8, crafted.begin() + SHAKE256_RATE, 0xFF);  // rejected for every i < 255
+    Poly from_crafted;
+    sample_in_ball(&from_crafted, ctilde.data(), ctilde.size(), p().tau, crafted.data());
+    const Poly want_crafted = ball_from_stream(crafted, p().tau);
+    ASSERT_EQ(0, std::memcmp(&want_crafted, &from_crafted, sizeof want_crafted)) << "trial " << trial;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, SignVerify, ::testing::ValuesIn(kAllParamSets), param_name);
