@@ -58,6 +58,7 @@ const Backend kRefBackend = {
     poly_power2round,
     {1, 1, 1},  // its 4-way permutation is four single ones: grouping saves nothing
     nullptr,    // its 4-way permutation is four single ones: no lanes to share
+    {0, 0, 0},
     1,          // one sponge per polynomial: nothing to draw ahead
     nullptr,    // no lanes to share
     {0, 0, 0},

@@ -15,14 +15,44 @@
 
 namespace mldsa {
 
-// expand_a_hash's message when it is made from A^ as A^ is expanded (KeyGen:
-// pk = rho || t1, where row i of t1 needs row i of A^).
-class RowsToMessage {
+// The hashes Backend::expand_a_hash runs beside ExpandA, one after another,
+// each on one lane of its permutations. A job's message may be written while
+// A^ is expanded (KeyGen's pk = rho || t1, where row i of t1 needs row i of
+// A^; Verify's mu || w1Encode(w1')).
+class LaneHashes {
  public:
-  virtual ~RowsToMessage() = default;
-  // Rows 0..n-1 of A^ are final; called for n = 0, 1, ..., k in turn.
-  // Returns how many of the message's first bytes are ready (all at n = k).
-  virtual size_t rows_done(unsigned n) = 0;
+  virtual ~LaneHashes() = default;
+  struct Job {
+    const uint8_t* msg;  // out = SHAKE256(msg, out_len)
+    size_t msg_len;
+    uint8_t* out;
+    size_t out_len;
+  };
+  // The next hash into job; false when there is none. Called at the start
+  // and each time the previous job's digest is in its out.
+  virtual bool next(Job& job) = 0;
+  // Rows 0..n-1 of A^ are final; called for n = 1, ..., k in turn.
+  virtual void rows_done(unsigned n) { (void)n; }
+  // How many of job's first message bytes are ready: all of them once every
+  // row of A^ is done.
+  virtual size_t ready(const Job& job) { return job.msg_len; }
+};
+
+// One hash of a message that is all there.
+class OneLaneHash final : public LaneHashes {
+ public:
+  OneLaneHash(const uint8_t* msg, size_t msg_len, uint8_t* out, size_t out_len)
+      : job_{msg, msg_len, out, out_len} {}
+  bool next(Job& job) override {
+    if (given_) return false;
+    given_ = true;
+    job = job_;
+    return true;
+  }
+
+ private:
+  Job job_;
+  bool given_ = false;
 };
 
 // Signing's masks as a stream, with its challenge hashes computed beside
@@ -117,14 +147,16 @@ struct Backend {
   // where a 4- or 8-way Keccak permutation costs about a single one.
   uint8_t sign_group[3];
 
-  // ExpandA plus out = SHAKE256(msg, out_len): the hash rides in the lanes
-  // of ExpandA's permutations (PublicKey::decode's tr = H(pk)). With rows
-  // null the message is all there; else it is written as rows of A^ are
-  // done (KeyGen's pk), and rows says how much of it is ready. Null where
-  // that was not measured to win: the caller then runs expand_a and
-  // shake256 one after the other (same results).
-  void (*expand_a_hash)(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, const uint8_t* msg,
-                        size_t msg_len, uint8_t* out, size_t out_len, RowsToMessage* rows);
+  // ExpandA plus the hashes of LaneHashes, which ride in the lanes of
+  // ExpandA's permutations (PublicKey::decode's tr = H(pk); KeyGen's; the
+  // three of verify_encoded). Null where that was not measured to win: the
+  // caller then runs expand_a and the hashes one after the other (same
+  // results).
+  void (*expand_a_hash)(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, LaneHashes& hashes);
+  // Per shape as sign_group: 1 where verify_encoded runs all its hashes in
+  // expand_a_hash's lanes, 0 where it decodes the pk (tr in the lanes) and
+  // then verifies (measured; needs expand_a_hash).
+  uint8_t verify_lanes_shapes[3];
 
   // ExpandMask's polynomials per permutation: a call for n of them costs what
   // one for n rounded up to a multiple of this does, so signing draws the

@@ -93,6 +93,8 @@ Status decode_signing_key(const Params& p, std::span<const uint8_t> sk, PrivateK
 // The key's signing form (t0_hat, s1/s2_small_hat), filled from x.sk on the
 // first call; thread-safe.
 const PrivateKey::Expanded& signing_form(const PrivateKey::Expanded& x);
+// t1_hat = NTT(t1 * 2^d), k polynomials (t1 and t1_hat may be the same).
+void t1_hat_of(const Params& p, const Poly* t1, Poly* t1_hat);
 // The key's t1_hat, filled from pk on the first call; thread-safe.
 const PublicKey::Expanded& verify_form(const PublicKey::Expanded& x);
 

@@ -23,13 +23,7 @@ void t1_t0_row(const Params& p, unsigned i, const Poly* A, const Poly* s1_hat, c
   be.power2round(&t1[i], &t0[i], &t, &s2[i]);
 }
 
-void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) {
-  const Backend& be = backend();
-  for (unsigned i = 0; i < x.p->k; ++i) {
-    for (int j = 0; j < N; ++j) x.t1_hat[i].c[j] = t1[i].c[j] << D;
-    be.ntt(&x.t1_hat[i]);
-  }
-}
+void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) { t1_hat_of(*x.p, t1, x.t1_hat); }
 
 // Fills the public expansion from rho (A^ already expanded) and t1: pk (unless
 // the caller has it), tr = H(pk, tr_bytes) (unless the caller made it), and
@@ -42,30 +36,37 @@ void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = 
   if (eager) x.t1_hat_once([&] { t1_hat_from(x, t1); });
 }
 
-// pk = rho || t1 made row by row as expand_a_hash finishes the rows of A^,
-// with t0 beside it.
-class PublicFromRows final : public RowsToMessage {
+// tr = H(pk) beside ExpandA, pk = rho || t1 made row by row as
+// expand_a_hash finishes the rows of A^, with t0 beside it.
+class PublicFromRows final : public LaneHashes {
  public:
   PublicFromRows(PublicKey::Expanded& x, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0)
-      : x_(x), s1_hat_(s1_hat), s2_(s2), t1_(t1), t0_(t0) {}
+      : x_(x), s1_hat_(s1_hat), s2_(s2), t1_(t1), t0_(t0) {
+    std::memcpy(x_.pk, x_.rho, 32);
+  }
   ~PublicFromRows() override { secure_zero(&t_, sizeof t_); }
-  size_t rows_done(unsigned n) override {
-    if (n == 0) {
-      std::memcpy(x_.pk, x_.rho, 32);
-      return 32;
-    }
+  bool next(Job& job) override {
+    if (given_) return false;
+    given_ = true;
+    job = {x_.pk, x_.p->pk_bytes, x_.tr, x_.p->tr_bytes};
+    return true;
+  }
+  void rows_done(unsigned n) override {
     const unsigned i = n - 1;
     t1_t0_row(*x_.p, i, x_.A, s1_hat_, s2_, t1_, t0_, t_);
     declassify_bytes(&t1_[i], sizeof(Poly));  // t1 is part of pk
     pk_encode_t1_row(x_.pk, i, &t1_[i]);
-    return 32 + n * T1_BYTES;
+    rows_ = n;
   }
+  size_t ready(const Job&) override { return 32 + rows_ * T1_BYTES; }
 
  private:
   PublicKey::Expanded& x_;
   const Poly *s1_hat_, *s2_;
   Poly *t1_, *t0_;
   Poly t_;
+  unsigned rows_ = 0;
+  bool given_ = false;
 };
 
 // A^ from rho, t1 and t0 from s1^ and s2, pk and tr = H(pk) (Algorithm 6
@@ -77,8 +78,8 @@ void expand_public(PublicKey::Expanded& x, const Poly* s1_hat, const Poly* s2, P
   const Params& p = *x.p;
   const Backend& be = backend();
   if (be.expand_a_hash) {
-    PublicFromRows rows(x, s1_hat, s2, t1, t0);
-    be.expand_a_hash(x.A, x.rho, p.k, p.l, x.pk, p.pk_bytes, x.tr, p.tr_bytes, &rows);
+    PublicFromRows hashes(x, s1_hat, s2, t1, t0);
+    be.expand_a_hash(x.A, x.rho, p.k, p.l, hashes);
     finish_public(x, t1, false, true, true);
     return;
   }
@@ -141,6 +142,14 @@ void fill_signing_form(const PrivateKey::Expanded& x, const Poly* s, const Poly*
 
 }  // namespace
 
+void t1_hat_of(const Params& p, const Poly* t1, Poly* t1_hat) {
+  const Backend& be = backend();
+  for (unsigned i = 0; i < p.k; ++i) {
+    for (int j = 0; j < N; ++j) t1_hat[i].c[j] = t1[i].c[j] << D;
+    be.ntt(&t1_hat[i]);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // PublicKey
 
@@ -162,10 +171,12 @@ Status PublicKey::decode(const Params& p, std::span<const uint8_t> pk, std::uniq
   // A^ and tr = H(pk) at once where the backend shares its lanes between them.
   const Backend& be = backend();
   const bool with_tr = be.expand_a_hash != nullptr;
-  if (with_tr)
-    be.expand_a_hash(x->A, x->rho, p.k, p.l, x->pk, p.pk_bytes, x->tr, p.tr_bytes, nullptr);
-  else
+  if (with_tr) {
+    OneLaneHash tr(x->pk, p.pk_bytes, x->tr, p.tr_bytes);
+    be.expand_a_hash(x->A, x->rho, p.k, p.l, tr);
+  } else {
     be.expand_a(x->A, x->rho, p.k, p.l);
+  }
   finish_public(*x, t1.get(), true, true, with_tr);  // a decoded public key is there to verify
   out.reset(new PublicKey(std::move(x)));
   return Status::ok;

@@ -229,6 +229,12 @@ Status verify_prehash(const PublicKey& key, HashAlg h, std::span<const uint8_t> 
                       std::span<const uint8_t> ctx, std::span<const uint8_t> sig);
 Status verify_internal(const PublicKey& key, std::span<const uint8_t> mprime, std::span<const uint8_t> sig);
 Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<const uint8_t> sig);
+// verify() from the encoded pk, in one call (sign_encoded's counterpart): the
+// same results and statuses as PublicKey::decode then verify, with the
+// hashes (tr, SampleInBall's, c~') in ExpandA's lanes where the backend
+// shares them.
+Status verify_encoded(const Params& p, std::span<const uint8_t> pk, std::span<const uint8_t> msg,
+                      std::span<const uint8_t> ctx, std::span<const uint8_t> sig);
 
 // ---------------------------------------------------------------------------
 // Backends (cpu/backend.h holds the kernel table).

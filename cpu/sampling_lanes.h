@@ -155,31 +155,31 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
   }
 }
 
-// ExpandA together with one SHAKE256 hash H(msg, out_len) that does not
-// depend on it (PublicKey::decode: A^ and tr = H(pk)), or that depends on it
-// row by row (KeyGen: tr = H(rho || t1), row i of t1 from row i of A^). The
-// hash is a chain of single permutations (15 for a 1952-byte pk) that would
+// ExpandA together with SHAKE256 hashes (mldsa::LaneHashes, one after
+// another) that do not depend on it (PublicKey::decode: A^ and tr = H(pk)),
+// or that depend on it row by row (KeyGen: tr = H(rho || t1), row i of t1
+// from row i of A^; verify_encoded: c~' = H(mu || w1'), likewise). A hash is
+// a chain of single permutations (15 for a 1952-byte pk) that would
 // otherwise run one state at a time; here it occupies a lane while the
 // others sample A^, and a lane whose job is done takes the next polynomial
 // at once, so the spare lanes of the last batch are filled too. A^ and the
-// hash are public, so the schedule may branch on them. The polynomials come
-// out exactly as expand_a makes them (same streams, same rejection calls).
-// It pays even where the polynomials fill the lanes exactly (ML-DSA-44: the
-// hash adds 5 calls to 20 and saves 10 single permutations): verify from the
-// encoded pk 1.06x (44), 1.09x (65), 1.16x (87) against expand_a then
-// shake256, AVX2 on Zen 3. The blocks leave through the transposes of
-// Sponges::squeeze_blocks; copying them out lane by lane cost more than the
-// hash saved.
-// With rows (a message made from A^), the hash waits for its next block off
-// the lanes: its state is parked and its lane samples A^ until rows says
-// the block is there; then the next lane to fall free takes the hash back,
-// except that the last W polynomials go first (the last row's blocks can
-// only follow them). Once no lane holds a polynomial, the hash's remaining
-// blocks run on the single-state permutation.
+// hashes are public, so the schedule may branch on them. The polynomials
+// come out exactly as expand_a makes them (same streams, same rejection
+// calls). It pays even where the polynomials fill the lanes exactly
+// (ML-DSA-44: the hash adds 5 calls to 20 and saves 10 single
+// permutations): verify from the encoded pk 1.06x (44), 1.09x (65), 1.16x
+// (87) against expand_a then shake256, AVX2 on Zen 3. The blocks leave
+// through the transposes of Sponges::squeeze_blocks; copying them out lane
+// by lane cost more than the hash saved.
+// A hash whose next block is not written yet waits off the lanes: its state
+// is parked and its lane samples A^ until the block is there; then the next
+// lane to fall free takes the hash back, except that the last W
+// polynomials go first (the last row's blocks can only follow them). Once
+// no lane holds a polynomial, the hashes run on the single-state
+// permutation.
 template <class Ops>
 void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
-                   unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t), const uint8_t* msg,
-                   size_t msg_len, uint8_t* out, size_t out_len, mldsa::RowsToMessage* rows) {
+                   unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t), mldsa::LaneHashes& hashes) {
   using mldsa::N;
   constexpr unsigned W = Ops::kWays, kBlocks = 5;
   constexpr unsigned kRateA = mldsa::SHAKE128_RATE, kRateH = mldsa::SHAKE256_RATE;
@@ -192,25 +192,28 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   const unsigned total = k * l;
   unsigned next = 0;
 
-  // Rows of A^ final so far (each row's polynomials still being sampled in
-  // row_left), and the message bytes ready.
+  // Rows of A^ final so far (each row's polynomials still being sampled in row_left).
   unsigned row_left[mldsa::MAX_K], rows_final = 0;
   for (unsigned i = 0; i < k; ++i) row_left[i] = l;
-  size_t ready = rows ? rows->rows_done(0) : msg_len;
-  // The hash's sponge: absorbed bytes, whether the padded last block is in,
-  // the bytes squeezed so far, and its state while it waits off the lanes.
+  // The current hash (have: there is one): its sponge's absorbed bytes,
+  // whether the padded last block is in, the bytes squeezed so far, and
+  // its state while it waits off the lanes.
+  mldsa::LaneHashes::Job h{};
+  bool have = hashes.next(h);
   size_t absorbed = 0, squeezed = 0;
-  bool padded = false, parked = false;
+  bool padded = false, parked = have;  // a new hash starts parked, its state zero
   uint64_t park[25] = {};
-  auto block_ready = [&] { return ready == msg_len || absorbed + kRateH <= ready; };
-  auto absorb_block = [&](unsigned w) {
-    padded = work->h.template absorb_block<kRateH>(w, msg, msg_len, absorbed);
+  auto block_ready = [&] {
+    size_t ready = hashes.ready(h);     // (which may write the message as far as the rows allow)
+    if (rows_final == k) ready = h.msg_len;  // all of A^ is done: so is every message
+    return ready == h.msg_len || absorbed + kRateH <= ready;
   };
+  auto absorb_block = [&](unsigned w) { padded = work->h.template absorb_block<kRateH>(w, h.msg, h.msg_len, absorbed); };
 
   // Lane w's next job: the hash when it waits and can go on (unless only the
   // last W polynomials are left to start), else the next polynomial, else none.
   auto start_next = [&](unsigned w) {
-    if (parked && block_ready() && (next == total || total - next > W)) {
+    if (parked && (next == total || total - next > W) && block_ready()) {
       for (unsigned i = 0; i < 25; ++i) s[i][w] = park[i];
       parked = false;
       job[w] = kHash;
@@ -226,8 +229,16 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
     blocks[w] = 0;
     work->h.start_lane(w, rho, 4, expand_a_suffix(idx, l), kRateA);
   };
+  // The hash on lane w has its digest: the next one, parked until its first block is there.
+  auto next_hash = [&](unsigned w) {
+    have = hashes.next(h);
+    absorbed = squeezed = 0;
+    padded = false;
+    parked = have;
+    for (uint64_t& v : park) v = 0;
+    start_next(w);
+  };
 
-  parked = true;  // the empty sponge, placed by lane 0's start_next if its first block is ready
   for (unsigned w = 0; w < W; ++w) start_next(w);
 
   alignas(64) uint8_t spill[kRateA + 8 * W];  // squeeze target of the hash and idle lanes
@@ -264,17 +275,17 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
         if (!padded) {
           if (block_ready()) {
             absorb_block(w);
-          } else {  // off the lane until rows has written the next block
+          } else {  // off the lane until the next block is written
             for (unsigned i = 0; i < 25; ++i) park[i] = s[i][w];
             parked = true;
             start_next(w);
           }
           continue;
         }
-        const size_t n = out_len - squeezed < kRateH ? out_len - squeezed : kRateH;
-        work->h.read_lane(w, out + squeezed, n);
+        const size_t n = h.out_len - squeezed < kRateH ? h.out_len - squeezed : kRateH;
+        work->h.read_lane(w, h.out + squeezed, n);
         squeezed += n;
-        if (squeezed == out_len) start_next(w);  // else one more permutation to squeeze
+        if (squeezed == h.out_len) next_hash(w);  // else one more permutation to squeeze
         continue;
       }
       if (job[w] == kIdle) continue;
@@ -283,13 +294,8 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
       if (b + 1 < kBlocks) continue;
       ctr[w] = b + 1 == kBlocks ? rej(A[idx].c, 0, buf[w], sizeof buf[w]) : rej(A[idx].c, ctr[w], buf[w], kRateA);
       if (ctr[w] < N) continue;
-      if (--row_left[idx / l] == 0) {
-        while (rows_final < k && row_left[rows_final] == 0) {
-          ++rows_final;
-          ready = rows ? rows->rows_done(rows_final) : msg_len;
-        }
-        if (rows_final == k) ready = msg_len;  // all of A^ is done: so is the message
-      }
+      if (--row_left[idx / l] == 0)
+        while (rows_final < k && row_left[rows_final] == 0) hashes.rows_done(++rows_final);
       start_next(w);
     }
     for (unsigned w = 0; w < W && parked; ++w)  // a lane with nothing left to do takes the hash back

@@ -154,6 +154,7 @@ extern const Backend kAvx512Backend = {
     rounding16::power2round,
     {2, 3, 1},  // 44: -8..-15% at 2; 65: -7..-12% at 3; 87 within +-2% at 2
     nullptr,    // expand_a_hash not measured on an AVX-512 machine yet
+    {0, 0, 0},
     // expand_mask_avx512 is 4-way up to 4 polynomials and 8-way above: a draw
     // rounded up to 4 never runs more or wider permutations than the call
     // without look-ahead would (speed not measured on an AVX-512 machine).

@@ -100,6 +100,9 @@ Outcome verify_record(const PublicKey& pub, const AcvpRecord& r, std::span<const
     std::vector<uint8_t> ctx = r.bytes("context");
     if (r.text("preHash") == "pure") {
       st = verify(pub, r.bytes("message"), ctx, sig);
+      // The one-shot path from the encoded pk gives the same answer.
+      const Status one_shot = verify_encoded(pub.params(), pub.encoded(), r.bytes("message"), ctx, sig);
+      if (one_shot != st) return Outcome::failed("verify_encoded: " + status_text(one_shot) + ", verify: " + status_text(st));
       return Outcome::ok();
     }
     if (r.text("preHash") != "preHash") return Outcome::failed("unknown preHash " + r.text("preHash"));

@@ -168,7 +168,8 @@ TEST_F(BackendEquivalence, ExpandAHash) {
         std::vector<Poly> a(p.k * p.l), b(p.k * p.l);
         ref_.expand_a(a.data(), rho, p.k, p.l);
         shake256(want.data(), out_len, msg.data(), msg_len);
-        be_->expand_a_hash(b.data(), rho, p.k, p.l, msg.data(), msg_len, got.data(), out_len, nullptr);
+        OneLaneHash hash(msg.data(), msg_len, got.data(), out_len);
+        be_->expand_a_hash(b.data(), rho, p.k, p.l, hash);
         ASSERT_TRUE(same_polys(a.data(), b.data(), p.k * p.l)) << p.name << " trial " << trial;
         ASSERT_EQ(want, got) << p.name << " msg_len " << msg_len << " out_len " << out_len;
         ++trial;
@@ -182,16 +183,37 @@ TEST_F(BackendEquivalence, ExpandAHash) {
 // chunk made from every polynomial's last coefficients (the ones rejection
 // sampling writes last), so a row read before it is final gives other bytes.
 // lag holds back that many rows' worth of what is ready (the hash then waits
-// longer off the lanes).
-class MessageFromRows final : public RowsToMessage {
+// longer off the lanes). With chain, a first hash (of a message that is all
+// there) runs before it and its 64-byte digest is the prefix (verify's
+// tr, then mu || w1').
+class MessageFromRows final : public LaneHashes {
  public:
-  MessageFromRows(const Params& p, const Poly* A, std::vector<uint8_t>& msg, size_t prefix, size_t chunk, unsigned lag)
-      : p_(p), A_(A), msg_(msg), prefix_(prefix), chunk_(chunk), lag_(lag) {}
-  size_t rows_done(unsigned n) override {
+  MessageFromRows(const Params& p, const Poly* A, std::vector<uint8_t>& msg, size_t prefix, size_t chunk,
+                  unsigned lag, const std::vector<uint8_t>* first_msg)
+      : p_(p), A_(A), msg_(msg), prefix_(prefix), chunk_(chunk), lag_(lag), first_msg_(first_msg) {}
+  bool next(Job& job) override {
+    if (stage_ == 0 && first_msg_) {
+      stage_ = 1;
+      job = {first_msg_->data(), first_msg_->size(), first_out.data(), first_out.size()};
+      return true;
+    }
+    if (stage_ <= 1) {
+      if (first_msg_) std::copy(first_out.begin(), first_out.end(), msg_.begin());
+      stage_ = 2;
+      job = {msg_.data(), msg_.size(), out.data(), out.size()};
+      return true;
+    }
+    return false;
+  }
+  void rows_done(unsigned n) override {
     calls.push_back(n);
-    if (n > 0) write_row(p_, A_, msg_, prefix_, chunk_, n - 1);
-    if (n == p_.k) return msg_.size();
-    const unsigned shown = n > lag_ ? n - lag_ : 0;
+    write_row(p_, A_, msg_, prefix_, chunk_, n - 1);
+    rows_ = n;
+  }
+  size_t ready(const Job& job) override {
+    if (job.msg != msg_.data()) return job.msg_len;
+    if (rows_ == p_.k) return msg_.size();
+    const unsigned shown = rows_ > lag_ ? rows_ - lag_ : 0;
     return prefix_ + shown * chunk_;
   }
   static void write_row(const Params& p, const Poly* A, std::vector<uint8_t>& msg, size_t prefix, size_t chunk,
@@ -203,13 +225,15 @@ class MessageFromRows final : public RowsToMessage {
     }
   }
   std::vector<unsigned> calls;
+  std::vector<uint8_t> first_out = std::vector<uint8_t>(64), out = std::vector<uint8_t>(64, 0xAA);
 
  private:
   const Params& p_;
   const Poly* A_;
   std::vector<uint8_t>& msg_;
   size_t prefix_, chunk_;
-  unsigned lag_;
+  unsigned lag_, rows_ = 0, stage_ = 0;
+  const std::vector<uint8_t>* first_msg_;
 };
 
 TEST_F(BackendEquivalence, ExpandAHashFromRows) {
@@ -217,36 +241,47 @@ TEST_F(BackendEquivalence, ExpandAHashFromRows) {
   for (ParamSet ps : kAllParamSets) {
     const Params& p = params(ps);
     // pk's shape (32 + 320 per row), rows smaller and larger than a block, no
-    // prefix, nothing until the end (chunk 0 with a prefix), and lags.
+    // prefix, nothing until the end (chunk 0 with a prefix), lags, and chains
+    // after a hash of a pk's length and of one block.
     struct Shape {
       size_t prefix, chunk;
       unsigned lag;
+      size_t first_len;  // 0: no chain
     };
-    for (Shape sh : {Shape{32, T1_BYTES, 0}, Shape{32, T1_BYTES, 2}, Shape{0, 1, 0}, Shape{5, 136, 0},
-                     Shape{140, 500, 1}, Shape{300, 0, 0}, Shape{0, 17, 9}}) {
+    for (Shape sh : {Shape{32, T1_BYTES, 0, 0}, Shape{32, T1_BYTES, 2, 0}, Shape{0, 1, 0, 0}, Shape{5, 136, 0, 0},
+                     Shape{140, 500, 1, 0}, Shape{300, 0, 0, 0}, Shape{0, 17, 9, 0}, Shape{64, 192, 0, p.pk_bytes},
+                     Shape{64, 128, 1, 32}}) {
       uint8_t rho[32];
       fill_bytes(rho, sizeof rho);
       const size_t msg_len = sh.prefix + p.k * sh.chunk;
       std::vector<Poly> a(p.k * p.l), b(p.k * p.l);
       ref_.expand_a(a.data(), rho, p.k, p.l);
+      std::vector<uint8_t> first_msg(sh.first_len), first_want(64);
+      fill_bytes(first_msg.data(), first_msg.size());
+      shake256(first_want.data(), first_want.size(), first_msg.data(), first_msg.size());
       std::vector<uint8_t> prefix(sh.prefix), want_msg(msg_len), msg(msg_len, 0xAA);
       fill_bytes(prefix.data(), prefix.size());
+      if (sh.first_len) prefix = first_want;
       std::copy(prefix.begin(), prefix.end(), want_msg.begin());
       for (unsigned i = 0; i < p.k; ++i) MessageFromRows::write_row(p, a.data(), want_msg, sh.prefix, sh.chunk, i);
-      std::vector<uint8_t> want(p.tr_bytes), got(p.tr_bytes, 0xAA);
+      std::vector<uint8_t> want(64);
       shake256(want.data(), want.size(), want_msg.data(), msg_len);
 
-      std::copy(prefix.begin(), prefix.end(), msg.begin());
-      MessageFromRows rows(p, b.data(), msg, sh.prefix, sh.chunk, sh.lag);
-      be_->expand_a_hash(b.data(), rho, p.k, p.l, msg.data(), msg_len, got.data(), got.size(), &rows);
+      if (!sh.first_len) std::copy(prefix.begin(), prefix.end(), msg.begin());
+      MessageFromRows hashes(p, b.data(), msg, sh.prefix, sh.chunk, sh.lag, sh.first_len ? &first_msg : nullptr);
+      be_->expand_a_hash(b.data(), rho, p.k, p.l, hashes);
       const std::string what = std::string(p.name) + " prefix " + std::to_string(sh.prefix) + " chunk " +
-                               std::to_string(sh.chunk) + " lag " + std::to_string(sh.lag);
+                               std::to_string(sh.chunk) + " lag " + std::to_string(sh.lag) + " chained after " +
+                               std::to_string(sh.first_len);
       ASSERT_TRUE(same_polys(a.data(), b.data(), p.k * p.l)) << what;
-      std::vector<unsigned> in_order(p.k + 1);
-      for (unsigned n = 0; n <= p.k; ++n) in_order[n] = n;
-      ASSERT_EQ(rows.calls, in_order) << what << ": rows_done once per row, in order";
+      std::vector<unsigned> in_order(p.k);
+      for (unsigned n = 0; n < p.k; ++n) in_order[n] = n + 1;
+      ASSERT_EQ(hashes.calls, in_order) << what << ": rows_done once per row, in order";
+      if (sh.first_len) {
+        ASSERT_EQ(first_want, hashes.first_out) << what;
+      }
       ASSERT_EQ(want_msg, msg) << what;
-      ASSERT_EQ(want, got) << what;
+      ASSERT_EQ(want, hashes.out) << what;
     }
   }
 }

@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "cpu/backend.h"
 #include "cpu/keccak.h"
 #include "cpu/mldsa.h"
 #include "cpu/sampling.h"
@@ -61,6 +63,8 @@ class SignVerify : public BackendTest, public ::testing::WithParamInterface<Para
   const std::vector<uint8_t> ctx_ = bytes_of("mldsa-accel test context");
   const std::vector<uint8_t> zeros_ = std::vector<uint8_t>(RND_BYTES, 0);
   std::unique_ptr<PrivateKey> key_;
+
+  void check_verify_encoded();
 };
 
 TEST_P(SignVerify, RoundTrip) {
@@ -296,6 +300,52 @@ TEST_P(SignVerify, PrehashRoundTripEveryHash) {
   std::vector<uint8_t> d(32, 0x42), sig(p().sig_bytes);
   ASSERT_EQ(sign_prehash(*key_, HashAlg::SHA2_256, d, ctx_, zeros_.data(), sig.data()), Status::ok);
   EXPECT_EQ(verify_prehash(pub(), HashAlg::SHA3_256, d, ctx_, sig), Status::verify_failed);
+}
+
+// verify_encoded (one call from the encoded pk) against decode + verify:
+// good signatures, every byte position of a signature tampered with in turn
+// (a stride through it), wrong message and context, and each bad input
+// with the same status; with the backend's table as it is and, where it
+// shares lanes, with its hashes in the lanes for every shape.
+TEST_P(SignVerify, VerifyEncodedMatchesDecodeThenVerify) {
+  const Backend& tested = backend();
+  check_verify_encoded();
+  if (!tested.expand_a_hash) return;
+  Backend all_lanes = tested;
+  for (auto& on : all_lanes.verify_lanes_shapes) on = 1;
+  use_backend_for_testing(&all_lanes);
+  check_verify_encoded();
+  use_backend_for_testing(&tested);
+}
+
+void SignVerify::check_verify_encoded() {
+  SCOPED_TRACE(std::string("backend table with verify_lanes_shapes ") +
+               std::to_string(backend().verify_lanes_shapes[p().k / 2 - 2]));
+  const std::span<const uint8_t> pk = pub().encoded();
+  const bool r3 = p().scheme == Scheme::dilithium_r3;
+  const std::vector<uint8_t> ctx = r3 ? std::vector<uint8_t>{} : ctx_;
+  for (uint8_t m = 0; m < 8; ++m) {
+    std::vector<uint8_t> msg(msg_);
+    msg.push_back(m);
+    const std::vector<uint8_t> sig = sign_ok(msg, ctx, m & 1 ? zeros_.data() : nullptr);
+    EXPECT_EQ(Status::ok, verify_encoded(p(), pk, msg, ctx, sig));
+    EXPECT_EQ(Status::verify_failed, verify_encoded(p(), pk, msg_, ctx, sig));  // other message
+    for (size_t i = m; i < sig.size(); i += 97) {
+      std::vector<uint8_t> bad(sig);
+      bad[i] ^= static_cast<uint8_t>(1 << (i % 8));
+      EXPECT_EQ(verify(pub(), msg, ctx, bad), verify_encoded(p(), pk, msg, ctx, bad)) << "byte " << i;
+      EXPECT_NE(Status::ok, verify_encoded(p(), pk, msg, ctx, bad)) << "byte " << i;
+    }
+  }
+  const std::vector<uint8_t> sig = sign_ok(msg_, ctx, nullptr);
+  EXPECT_EQ(Status::bad_pk_length, verify_encoded(p(), pk.first(pk.size() - 1), msg_, ctx, sig));
+  EXPECT_EQ(Status::bad_sig_length, verify_encoded(p(), pk, msg_, ctx, std::span(sig).first(sig.size() - 1)));
+  const std::vector<uint8_t> long_ctx(256, 1);
+  EXPECT_EQ(verify(pub(), msg_, long_ctx, sig), verify_encoded(p(), pk, msg_, long_ctx, sig));
+  EXPECT_EQ(verify(pub(), msg_, ctx_, sig), verify_encoded(p(), pk, msg_, ctx_, sig));  // r3: unsupported
+  std::vector<uint8_t> other_pk(pk.begin(), pk.end());
+  other_pk[40] ^= 1;  // t1 changed: another key
+  EXPECT_EQ(Status::verify_failed, verify_encoded(p(), other_pk, msg_, ctx, sig));
 }
 
 // Algorithm 29 over an explicit stream of H(c~): 8 sign bytes, then one
