@@ -1,6 +1,7 @@
 // core_fuzz.cc - the core's entry points for untrusted bytes, on every
-// backend this CPU runs: PublicKey::decode + verify, PrivateKey::from_sk +
-// sign, sign_encoded, PrivateKey::from_seed. Each input runs on the portable
+// backend this CPU runs: PublicKey::decode + verify (and verify_encoded,
+// which must agree), PrivateKey::from_sk + sign, sign_encoded,
+// PrivateKey::from_seed. Each input runs on the portable
 // backend first and then on each vector backend, which must give the same
 // status and bytes; a key that loads must sign what its public key verifies.
 //
@@ -64,6 +65,8 @@ Result run(unsigned op, const mldsa::Params& p, std::span<const uint8_t> in) {
       std::unique_ptr<mldsa::PublicKey> pub;
       r.status = mldsa::PublicKey::decode(p, in.subspan(2, n), pub);
       if (r.status == Status::ok) r.status = mldsa::verify(*pub, kMsg, ctx_for(p), in.subspan(2 + n));
+      if (mldsa::verify_encoded(p, in.subspan(2, n), kMsg, ctx_for(p), in.subspan(2 + n)) != r.status)
+        fail("verify_encoded and decode + verify disagree", mldsa::backend_name());
       return r;
     }
     case 1: {  // from_sk + sign
