@@ -23,8 +23,6 @@ void t1_t0_row(const Params& p, unsigned i, const Poly* A, const Poly* s1_hat, c
   be.power2round(&t1[i], &t0[i], &t, &s2[i]);
 }
 
-void t1_hat_from(const PublicKey::Expanded& x, const Poly* t1) { t1_hat_of(*x.p, t1, x.t1_hat); }
-
 // Fills the public expansion from rho (A^ already expanded) and t1: pk (unless
 // the caller has it), tr = H(pk, tr_bytes) (unless the caller made it), and
 // t1_hat now (eager) or on first use.
@@ -33,7 +31,7 @@ void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = 
   declassify_bytes(t1, sizeof(Poly) * p.k);  // t1 is part of pk
   if (!have_pk) pk_encode(x.pk, p, x.rho, t1);
   if (!have_tr) shake256(x.tr, p.tr_bytes, x.pk, p.pk_bytes);
-  if (eager) x.t1_hat_once([&] { t1_hat_from(x, t1); });
+  if (eager) x.t1_hat_once([&] { t1_hat_of(*x.p, t1, x.t1_hat); });
 }
 
 // tr = H(pk) beside ExpandA, pk = rho || t1 made row by row as
@@ -273,7 +271,7 @@ const PublicKey::Expanded& verify_form(const PublicKey::Expanded& x) {
     auto t1 = std::make_unique_for_overwrite<Poly[]>(x.p->k);
     uint8_t rho[32];
     pk_decode(*x.p, x.pk, rho, t1.get());
-    t1_hat_from(x, t1.get());
+    t1_hat_of(*x.p, t1.get(), x.t1_hat);
   });
   return x;
 }
