@@ -27,6 +27,23 @@ void w1_row(const Params& p, unsigned i, const Poly* A, const Poly* z_hat, const
   be.use_hint_w1(out, &w, &h[i], p.gamma2);
 }
 
+// Algorithm 8 lines 8 and 13 for both entry points: sigDecode, then ||z|| <
+// gamma1 - beta, then z^ = NTT(z) in place.
+Status decode_checked(const Params& p, const uint8_t* sig, const uint8_t** ctilde, Poly* z, Poly* h) {
+  const Backend& be = backend();
+  if (Status st = sig_decode(p, sig, ctilde, z, h); st != Status::ok) return st;
+  uint32_t too_big = 0;
+  for (unsigned j = 0; j < p.l; ++j) too_big |= be.exceeds(&z[j], p.gamma1 - static_cast<int32_t>(p.beta));
+  if (too_big) return Status::verify_failed;
+  for (unsigned j = 0; j < p.l; ++j) be.ntt(&z[j]);
+  return Status::ok;
+}
+
+// The final comparison c~ == c~' (line 13's last part).
+Status ctilde_matches(const Params& p, const uint8_t* ctilde, const uint8_t* ctilde2) {
+  return std::memcmp(ctilde, ctilde2, p.ctilde_bytes) == 0 ? Status::ok : Status::verify_failed;
+}
+
 }  // namespace
 
 Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<const uint8_t> sig) {
@@ -43,16 +60,11 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   };
   auto scratch = std::make_unique_for_overwrite<Scratch>();  // public data, each part written before use
   Poly *z = scratch->z, *h = scratch->h, &c_hat = scratch->c_hat, &w = scratch->w, &ct1 = scratch->ct1;
-  if (Status st = sig_decode(p, sig.data(), &ctilde, z, h); st != Status::ok) return st;
-  // ||z|| < gamma1 - beta  (line 13)
-  uint32_t too_big = 0;
-  for (unsigned j = 0; j < p.l; ++j) too_big |= be.exceeds(&z[j], p.gamma1 - static_cast<int32_t>(p.beta));
-  if (too_big) return Status::verify_failed;
+  if (Status st = decode_checked(p, sig.data(), &ctilde, z, h); st != Status::ok) return st;
 
   const size_t ct_len = p.ctilde_bytes;
   sample_in_ball(&c_hat, ctilde, ct_len, p.tau);
   be.ntt(&c_hat);
-  for (unsigned j = 0; j < p.l; ++j) be.ntt(&z[j]);
 
   // w'_approx = NTT^-1(A^ * z^ - c^ * t1^); w1' = UseHint(h, w'_approx)  (lines 9-10)
   const size_t w1b = w1_bytes(p.gamma2);
@@ -66,7 +78,7 @@ Status verify_mu(const PublicKey& key, std::span<const uint8_t> mu, std::span<co
   hc.absorb(w1enc, p.k * w1b);
   hc.finalize(DS_SHAKE);
   hc.squeeze(ctilde2, ct_len);
-  return std::memcmp(ctilde, ctilde2, ct_len) == 0 ? Status::ok : Status::verify_failed;
+  return ctilde_matches(p, ctilde, ctilde2);
 }
 
 Status verify_internal(const PublicKey& key, std::span<const uint8_t> mprime, std::span<const uint8_t> sig) {
@@ -186,16 +198,12 @@ Status verify_encoded(const Params& p, std::span<const uint8_t> pk, std::span<co
   if (sig.size() != p.sig_bytes) return Status::bad_sig_length;
   auto v = std::make_unique<OneShotVerify>(p);
   const uint8_t* ctilde;
-  if (Status st = sig_decode(p, sig.data(), &ctilde, v->z, v->h); st != Status::ok) return st;
-  uint32_t too_big = 0;  // ||z|| < gamma1 - beta  (line 13)
-  for (unsigned j = 0; j < p.l; ++j) too_big |= be.exceeds(&v->z[j], p.gamma1 - static_cast<int32_t>(p.beta));
-  if (too_big) return Status::verify_failed;
-  for (unsigned j = 0; j < p.l; ++j) be.ntt(&v->z[j]);
+  if (Status st = decode_checked(p, sig.data(), &ctilde, v->z, v->h); st != Status::ok) return st;
   pk_decode(p, pk.data(), v->rho, v->t1_hat);
   t1_hat_of(p, v->t1_hat, v->t1_hat);
   VerifyHashes hashes(p, pk, ctilde, msg, ctx, *v);
   be.expand_a_hash(v->A, v->rho, p.k, p.l, hashes);
-  return std::memcmp(ctilde, v->ctilde2, p.ctilde_bytes) == 0 ? Status::ok : Status::verify_failed;
+  return ctilde_matches(p, ctilde, v->ctilde2);
 }
 
 Status verify_prehash(const PublicKey& key, HashAlg h, std::span<const uint8_t> digest,
