@@ -58,24 +58,32 @@ struct PrivateKey::Expanded {
   uint8_t sk[MAX_SK_BYTES];
   uint8_t K[32];
   uint8_t tr[TR_BYTES];
-  std::unique_ptr<Poly[]> polys;
-  Poly* t0_hat;  // NTT domain: k polynomials
+  // The signing form (t0_hat, s1/s2_small_hat; see signing_form()), allocated
+  // when it is filled: a key made to be stored or exported never pays for
+  // it (two heap blocks and 8 KiB of wiping per ML-DSA-44 keygen).
+  mutable std::unique_ptr<Poly[]> polys;
+  mutable Poly* t0_hat = nullptr;  // NTT domain: k polynomials
   // s1 and s2 are small: signing multiplies them by c in the NTT' domain over
   // q' (cpu/small_ntt.h), in 16-bit lanes.
-  std::unique_ptr<SmallPoly[]> small;
-  SmallPoly* s1_small_hat;  // l
-  SmallPoly* s2_small_hat;  // k
-  OnceFill signing_form_once;  // t0_hat, s1/s2_small_hat; see signing_form()
+  mutable std::unique_ptr<SmallPoly[]> small;
+  mutable SmallPoly* s1_small_hat = nullptr;  // l
+  mutable SmallPoly* s2_small_hat = nullptr;  // k
+  OnceFill signing_form_once;  // allocates and fills the three above
   // A^ and rho live in the public key.
-  explicit Expanded(const Params& params)
-      : p(&params), polys(std::make_unique_for_overwrite<Poly[]>(params.k)), t0_hat(polys.get()),
-        small(std::make_unique_for_overwrite<SmallPoly[]>(params.l + params.k)), s1_small_hat(small.get()),
-        s2_small_hat(s1_small_hat + params.l) {}
+  explicit Expanded(const Params& params) : p(&params) {}
+  // Called once, inside signing_form_once; every part is written before use.
+  void allocate_signing_form() const {
+    polys = std::make_unique_for_overwrite<Poly[]>(p->k);
+    t0_hat = polys.get();
+    small = std::make_unique_for_overwrite<SmallPoly[]>(p->l + p->k);
+    s1_small_hat = small.get();
+    s2_small_hat = s1_small_hat + p->l;
+  }
   ~Expanded() {
-    secure_zero(polys.get(), sizeof(Poly) * p->k);
-    secure_zero(small.get(), sizeof(SmallPoly) * (p->l + p->k));
+    if (polys) secure_zero(polys.get(), sizeof(Poly) * p->k);
+    if (small) secure_zero(small.get(), sizeof(SmallPoly) * (p->l + p->k));
     secure_zero(seed, sizeof seed);
-    secure_zero(sk, sizeof sk);
+    secure_zero(sk, p->sk_bytes);
     secure_zero(K, sizeof K);
   }
   Expanded(const Expanded&) = delete;

@@ -132,6 +132,7 @@ void small_ntt_vec(SmallPoly* v_hat, const Poly* v, unsigned n) {
 // The signing form from s1, s2, t0 in normal form.
 void fill_signing_form(const PrivateKey::Expanded& x, const Poly* s, const Poly* t0) {
   const Params& p = *x.p;
+  x.allocate_signing_form();
   small_ntt_vec(x.s1_small_hat, s, p.l);
   small_ntt_vec(x.s2_small_hat, s + p.l, p.k);
   std::memcpy(x.t0_hat, t0, sizeof(Poly) * p.k);
