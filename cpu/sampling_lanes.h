@@ -389,10 +389,7 @@ class MaskHashLanes final : public mldsa::MaskHash {
     // Before the first hash, lane 0 draws a mask too, so the first attempt's
     // masks come from all W lanes (ML-DSA-44's four in one run of kBlocks):
     // signing 0.96-0.98x the time (44), 0.99-1.00x (65, 87), Zen 3.
-    job_[0] = started_++;
-    blocks_[0] = 0;
-    h_.start_lane(0, rhopp_, 8, 0, kRate);
-    fill_lanes();
+    fill_lanes(0);
   }
   ~MaskHashLanes() override {
     h_.wipe();
@@ -426,9 +423,10 @@ class MaskHashLanes final : public mldsa::MaskHash {
   static constexpr unsigned kIdle = ~0u;
   static_assert(W >= 2, "one lane hashes, the others draw masks");
 
-  // Lanes 1..W-1 without a mask start the next nonces while their slots are free.
-  void fill_lanes() {
-    for (unsigned w = 1; w < W; ++w) {
+  // Lanes first..W-1 without a mask start the next nonces while their slots
+  // are free (lane 0 only before the first hash).
+  void fill_lanes(unsigned first = 1) {
+    for (unsigned w = first; w < W; ++w) {
       if (job_[w] != kIdle || started_ - taken_ >= kRing) continue;
       job_[w] = started_++;
       blocks_[w] = 0;
