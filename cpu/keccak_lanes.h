@@ -47,18 +47,20 @@ template <class Ops>
 }
 
 template <class Ops, size_t I>
-inline void rho_pi(typename Ops::V* B, const typename Ops::V* A, const typename Ops::V* D) {
+[[gnu::always_inline]] inline void rho_pi(typename Ops::V* B, const typename Ops::V* A, const typename Ops::V* D) {
   B[pi_dest(I)] = xor_rol<Ops, KECCAK_RHO[I]>(A[I], D[I % 5]);
 }
 
 template <class Ops, size_t I>
-inline void chi(typename Ops::V* A, const typename Ops::V* B) {
+[[gnu::always_inline]] inline void chi(typename Ops::V* A, const typename Ops::V* B) {
   constexpr size_t x = I % 5, y = I - x;
   A[I] = Ops::chi(B[I], B[y + (x + 1) % 5], B[y + (x + 2) % 5]);
 }
 
 // permute_inline is for loops that keep the state in registers around it
-// (32 vector registers).
+// (32 vector registers). The round's pieces are forced inline (lambdas take
+// __attribute__, not [[gnu::]], in that place): left to g++'s growth limits,
+// a file with more Keccak instances got them as calls, 4x the time.
 template <class Ops>
 [[gnu::always_inline]] inline void permute_inline(typename Ops::V A[25]) {
   using V = typename Ops::V;
@@ -70,8 +72,8 @@ template <class Ops>
     V C[5], D[5], B[25];
     for (int x = 0; x < 5; ++x) C[x] = Ops::xor5(A[x], A[x + 5], A[x + 10], A[x + 15], A[x + 20]);
     for (int x = 0; x < 5; ++x) D[x] = xor_rol1<Ops>(C[(x + 4) % 5], C[(x + 1) % 5]);
-    [&]<size_t... I>(std::index_sequence<I...>) { (rho_pi<Ops, I>(B, A, D), ...); }(std::make_index_sequence<25>{});
-    [&]<size_t... I>(std::index_sequence<I...>) { (chi<Ops, I>(A, B), ...); }(std::make_index_sequence<25>{});
+    [&]<size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) { (rho_pi<Ops, I>(B, A, D), ...); }(std::make_index_sequence<25>{});
+    [&]<size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) { (chi<Ops, I>(A, B), ...); }(std::make_index_sequence<25>{});
     A[0] = Ops::xor2(A[0], Ops::splat(KECCAK_RC[round]));
   }
 }
@@ -90,10 +92,10 @@ template <class Ops, size_t Y>
   using V = typename Ops::V;
   V B[5];
   // Output lane (X, Y) comes from input lane (x, y) = (X + 3Y, X).
-  [&]<size_t... X>(std::index_sequence<X...>) {
+  [&]<size_t... X>(std::index_sequence<X...>) __attribute__((always_inline)) {
     ((B[X] = xor_rol<Ops, KECCAK_RHO[(X + 3 * Y) % 5 + 5 * X]>(A[(X + 3 * Y) % 5 + 5 * X], D[(X + 3 * Y) % 5])), ...);
   }(std::make_index_sequence<5>{});
-  [&]<size_t... X>(std::index_sequence<X...>) {
+  [&]<size_t... X>(std::index_sequence<X...>) __attribute__((always_inline)) {
     ((E[X + 5 * Y] = Ops::chi(B[X], B[(X + 1) % 5], B[(X + 2) % 5])), ...);
   }(std::make_index_sequence<5>{});
   if constexpr (Y == 0) E[0] = Ops::xor2(E[0], Ops::splat(rc));
