@@ -34,7 +34,7 @@ jobs=$(nproc)
 if [ -n "$liboqs" ]; then
   for variant in liboqs liboqs-avx2; do
     extra=()
-    [ "$variant" = liboqs-avx2 ] && extra=(-DOQS_USE_AVX512_INSTRUCTIONS=OFF)
+    [ "$variant" = liboqs-avx2 ] && extra=(-DOQS_USE_AVX512_INSTRUCTIONS=OFF -DOQS_USE_SHA3_AVX512VL=OFF)
     cmake -S "$liboqs" -B "$out/build-$variant" -GNinja -DCMAKE_BUILD_TYPE=Release \
       -DBUILD_SHARED_LIBS=ON -DOQS_BUILD_ONLY_LIB=ON -DOQS_USE_OPENSSL=OFF \
       -DOQS_MINIMAL_BUILD="SIG_ml_dsa_44;SIG_ml_dsa_65;SIG_ml_dsa_87" \
