@@ -13,14 +13,15 @@
 // randomness, pk and sk bytes out), sign (from the encoded sk, 32-byte
 // message, hedged), verify (from the encoded pk). Ours: the core API
 // (PrivateKey::generate, sign_encoded, verify_encoded), one
-// column per backend named in --ours; the backend is switched between blocks
-// (NAME:no-mask-hash, NAME:no-expand-a-hash: that backend's table without
-// Backend::mask_hash or Backend::expand_a_hash).
+// column per backend table named in --ours; the table is switched between
+// blocks (NAME: the one this CPU gets; NAME@TUNING: that one, e.g.
+// avx2@generic, avx2@zen5; a ":no-mask-hash" or ":no-expand-a-hash" suffix:
+// the table without Backend::mask_hash or Backend::expand_a_hash).
 //
 // The anchors are found at run time under --anchors DIR (or
 // MLDSA_ACCEL_ANCHORS), as scripts/build-anchors.sh lays them out:
 //   liboqs        DIR/liboqs/lib/liboqs.so       (liboqs's default build)
-//   liboqs-avx2   DIR/liboqs-avx2/lib/liboqs.so  (OQS_USE_AVX512_INSTRUCTIONS=OFF)
+//   liboqs-avx2   DIR/liboqs-avx2/lib/liboqs.so  (no AVX-512, its SHA-3 included)
 //   pqcrystals    DIR/pqcrystals/libpqcrystals_dilithium{2,3,5}_avx2.so
 // An anchor that is not there is reported "not found" and left out; nothing
 // is downloaded. Before timing, each anchor's signature is checked with our
@@ -97,26 +98,24 @@ struct Impl {
   std::function<void()> enter = [] {};  // run before each block (selects our backend)
 };
 
-// A backend name, optionally with ":no-mask-hash" or ":no-expand-a-hash"
-// (its table without that entry, for an A/B of that one choice in one
-// process).
+// A backend name, optionally with "@TUNING" (that one of its tables, e.g.
+// avx2@generic, avx2@zen5; else the one this CPU gets) and ":no-mask-hash"
+// or ":no-expand-a-hash" (the table without that entry), for an A/B of one
+// choice in one process.
 Impl ours(const Params& p, const std::string& spec) {
   Impl im;
-  im.name = "ours-" + spec;
   const size_t colon = spec.find(':');
-  const std::string backend = spec.substr(0, colon);
   const std::string variant = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (!variant.empty() && variant != "no-mask-hash" && variant != "no-expand-a-hash")
     die("unknown backend variant " + variant);
-  auto table = std::make_shared<Backend>();
-  im.enter = [backend, variant, table] {
-    if (!select_backend(backend)) die("backend " + backend + " is not available on this CPU");
-    if (variant.empty()) return;
-    *table = mldsa::backend();
-    if (variant == "no-mask-hash") table->mask_hash = nullptr;
-    if (variant == "no-expand-a-hash") table->expand_a_hash = nullptr;
-    use_backend_for_testing(table.get());
-  };
+  const std::vector<const Backend*> tables = backend_tables(spec.substr(0, colon));
+  if (tables.empty()) die("backend " + spec.substr(0, colon) + " is not available on this CPU");
+  auto table = std::make_shared<Backend>(*tables.front());
+  im.name = std::string("ours-") + table->name + '@' + table->tuning;
+  if (!variant.empty()) im.name += ':' + variant;
+  if (variant == "no-mask-hash") table->mask_hash = nullptr;
+  if (variant == "no-expand-a-hash") table->expand_a_hash = nullptr;
+  im.enter = [table] { use_backend_for_testing(table.get()); };
   im.keygen = [&p](uint8_t* pk, uint8_t* sk) {
     std::unique_ptr<PrivateKey> key;
     if (PrivateKey::generate(p, key) != Status::ok) return false;
@@ -271,9 +270,27 @@ std::vector<double> run_once(const Params& p, const std::string& op, std::vector
   return med;
 }
 
+// The CPU's model name and CPUID family / model (/proc/cpuinfo), for the record.
+std::string cpu_model() {
+  std::FILE* f = std::fopen("/proc/cpuinfo", "r");
+  if (!f) return "unknown";
+  std::string name = "?", family = "?", model = "?";
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    char value[256];
+    if (std::sscanf(line, "model name : %255[^\n]", value) == 1) name = value;
+    else if (std::sscanf(line, "cpu family : %255[^\n]", value) == 1) family = value;
+    else if (std::sscanf(line, "model : %255[^\n]", value) == 1) model = value;
+    else if (line[0] == '\n') break;  // the first CPU's block is enough
+  }
+  std::fclose(f);
+  return name + " (family " + family + ", model " + model + ")";
+}
+
 void usage() {
   std::fprintf(stderr,
-               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2:no-mask-hash,avx2:no-expand-a-hash] [--sets 44,65,87]\n"
+               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2@generic,avx2@zen5,avx2:no-mask-hash,avx2:no-expand-a-hash]\n"
+               "                    [--sets 44,65,87]"
                "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall]\n");
   std::exit(2);
 }
@@ -313,6 +330,7 @@ int main(int argc, char** argv) {
   std::printf("# bench_paired: %d calls per implementation and operation, blocks of %d, %d runs; %s time\n",
               o.calls, o.block, o.runs, o.wall ? "wall" : "thread CPU");
   std::printf("# anchors: %s\n", o.anchors.empty() ? "(none given: --anchors DIR)" : o.anchors.c_str());
+  std::printf("# CPU: %s\n", cpu_model().c_str());
   bool header = false;
   for (ParamSet set : o.sets) {
     const Params& p = params(set);

@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <string_view>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "cpu/keccak.h"
 #include "cpu/mldsa.h"
 #include "cpu/ntt.h"
@@ -59,6 +63,7 @@ const Backend kRefBackend = {
     {1, 1, 1},  // its 4-way permutation is four single ones: grouping saves nothing
     nullptr,    // its 4-way permutation is four single ones: no lanes to share
     {0, 0, 0},
+    {0, 0, 0},
     1,          // one sponge per polynomial: nothing to draw ahead
     nullptr,    // no lanes to share
     {0, 0, 0},
@@ -66,26 +71,56 @@ const Backend kRefBackend = {
 
 namespace {
 
-// Backends compiled in, best first.
-const Backend* const kBackends[] = {
+// Microarchitectures that have tables of their own (measured there; every
+// other CPU gets the generic ones). From CPUID leaf 0 (vendor) and leaf 1
+// (family, model).
+enum class Microarch { other, amd_zen5 };
+
+Microarch detect_microarch() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return Microarch::other;
+  const bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;  // "AuthenticAMD"
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return Microarch::other;
+  const unsigned family = ((a >> 8) & 0xF) == 0xF ? 0xF + ((a >> 20) & 0xFF) : (a >> 8) & 0xF;
+  // Family 1Ah: Zen 5 and Zen 5c (EPYC 9005, Ryzen 9000 / AI 300).
+  if (amd && family == 0x1A) return Microarch::amd_zen5;
+#endif
+  return Microarch::other;
+}
+
+Microarch microarch() {
+  static const Microarch m = detect_microarch();
+  return m;
+}
+
+// Backends compiled in, best first; of one backend, its tables for a
+// microarchitecture before its generic one.
+struct Candidate {
+  const Backend* table;
+  Microarch for_cpu;  // other: the generic table
+};
+const Candidate kBackends[] = {
 #ifdef MLDSA_HAVE_AVX512
-    &kAvx512Backend,
+    {&kAvx512Zen5Backend, Microarch::amd_zen5},
+    {&kAvx512Backend, Microarch::other},
 #endif
 #ifdef MLDSA_HAVE_AVX2
-    &kAvx2Backend,
+    {&kAvx2Zen5Backend, Microarch::amd_zen5},
+    {&kAvx2Backend, Microarch::other},
 #endif
 #ifdef MLDSA_HAVE_NEON
-    &kNeonSha3Backend,
-    &kNeonBackend,
+    {&kNeonSha3Backend, Microarch::other},
+    {&kNeonBackend, Microarch::other},
 #endif
-    &kRefBackend,
+    {&kRefBackend, Microarch::other},
 };
 
 // libgcc's __builtin_cpu_supports reports an AVX feature only when the OS
 // also saves its registers (OSXSAVE and the XCR0 bits, read with XGETBV).
 bool cpu_supports(const Backend& b) {
 #ifdef MLDSA_HAVE_AVX512
-  if (&b == &kAvx512Backend) {
+  if (std::string_view(b.name) == "avx512") {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
@@ -93,7 +128,7 @@ bool cpu_supports(const Backend& b) {
   }
 #endif
 #ifdef MLDSA_HAVE_AVX2
-  if (&b == &kAvx2Backend) {
+  if (std::string_view(b.name) == "avx2") {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
   }
@@ -113,15 +148,22 @@ bool cpu_supports(const Backend& b) {
   return &b == &kRefBackend;
 }
 
-const Backend* find(std::string_view name) {
-  if (name == "auto") {
-    for (const Backend* b : kBackends)
-      if (cpu_supports(*b)) return b;
-    return &kRefBackend;
+// A backend name ("auto": the best this CPU runs), optionally with
+// "@<tuning>" for one of its tables (e.g. avx2@generic, avx2@zen5); without
+// it, the table for this microarchitecture. Null if the CPU cannot run it or
+// there is no such table.
+const Backend* find(std::string_view spec) {
+  const size_t at = spec.find('@');
+  const std::string_view name = spec.substr(0, at);
+  const std::string_view tuning = at == std::string_view::npos ? std::string_view() : spec.substr(at + 1);
+  if (at != std::string_view::npos && tuning.empty()) return nullptr;
+  for (const Candidate& c : kBackends) {
+    if (name != "auto" && name != c.table->name) continue;
+    if (!cpu_supports(*c.table)) continue;
+    if (tuning.empty() ? c.for_cpu == Microarch::other || c.for_cpu == microarch() : tuning == c.table->tuning)
+      return c.table;  // the first that fits (the best, for "auto")
   }
-  for (const Backend* b : kBackends)  // the first of that name this CPU runs
-    if (name == b->name && cpu_supports(*b)) return b;
-  return nullptr;
+  return name == "auto" && tuning.empty() ? &kRefBackend : nullptr;
 }
 
 std::atomic<const Backend*> g_active{nullptr};
@@ -147,8 +189,20 @@ const Backend& backend() {
 }
 
 const char* backend_name() { return backend().name; }
+const char* backend_tuning() { return backend().tuning; }
 
 void use_backend_for_testing(const Backend* b) { g_active.store(b, std::memory_order_release); }
+
+std::vector<const Backend*> backend_tables(std::string_view name) {
+  std::vector<const Backend*> out;
+  const Backend* first = find(name);
+  if (!first) return out;
+  out.push_back(first);
+  for (const Candidate& c : kBackends)
+    if (c.table != first && std::string_view(first->name) == c.table->name && cpu_supports(*c.table))
+      out.push_back(c.table);
+  return out;
+}
 
 bool select_backend(std::string_view name) {
   const Backend* b = find(name);

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "cpu/poly.h"
 #include "cpu/small_ntt.h"
@@ -157,6 +159,9 @@ struct Backend {
   // expand_a_hash's lanes, 0 where it decodes the pk (tr in the lanes) and
   // then verifies (measured; needs expand_a_hash).
   uint8_t verify_lanes_shapes[3];
+  // Likewise for KeyGen: 1 where it hashes pk in expand_a_hash's lanes (row
+  // by row as A^ is done), 0 where it expands A^ and then hashes pk alone.
+  uint8_t keygen_lanes_shapes[3];
 
   // ExpandMask's polynomials per permutation: a call for n of them costs what
   // one for n rounded up to a multiple of this does, so signing draws the
@@ -171,11 +176,23 @@ struct Backend {
   // too (worth it where the mask lanes have to wait on the hash lane anyway).
   std::unique_ptr<MaskHash> (*mask_hash)(const uint8_t rhopp[64], unsigned gamma1_bits);
   uint8_t mask_hash_shapes[3];
+
+  // The microarchitecture the choices above (groups, lanes shared or hashes
+  // beside them, look-ahead) were measured for; "generic" is the table used
+  // where no other one matches the CPU. A backend may have several tables of
+  // one name (backend.cc lists them, with the CPUs each is for); all give the
+  // same results.
+  const char* tuning = "generic";
 };
 
 // The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best
-// the CPU supports).
+// the CPU supports; of its tables, the one named after "@" there, else the
+// one for this microarchitecture).
 const Backend& backend();
+
+// Every table of the named backend that this CPU runs (each tuning), the one
+// backend() would choose first; empty for a name this CPU cannot run.
+std::vector<const Backend*> backend_tables(std::string_view name);
 
 // Tests only: makes b the backend in use (a copy of a table with one field
 // changed, to check that the result does not depend on it); b must outlive
@@ -184,9 +201,12 @@ void use_backend_for_testing(const Backend* b);
 
 // The portable backend, always available.
 extern const Backend kRefBackend;
-// x86-64 vector backends (cpu/avx2/, cpu/avx512/), when compiled in.
+// x86-64 vector backends (cpu/avx2/, cpu/avx512/), when compiled in: the
+// generic tables and those for AMD Zen 5.
 extern const Backend kAvx2Backend;
+extern const Backend kAvx2Zen5Backend;
 extern const Backend kAvx512Backend;
+extern const Backend kAvx512Zen5Backend;
 // The AArch64 NEON backend (cpu/neon/), when compiled in: plain, and with the
 // SHA-3 extension's Keccak (both named "neon").
 extern const Backend kNeonBackend;

@@ -75,7 +75,7 @@ class PublicFromRows final : public LaneHashes {
 void expand_public(PublicKey::Expanded& x, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0) {
   const Params& p = *x.p;
   const Backend& be = backend();
-  if (be.expand_a_hash) {
+  if (be.expand_a_hash && be.keygen_lanes_shapes[p.k / 2 - 2]) {
     PublicFromRows hashes(x, s1_hat, s2, t1, t0);
     be.expand_a_hash(x.A, x.rho, p.k, p.l, hashes);
     finish_public(x, t1, false, true, true);

@@ -241,10 +241,14 @@ Status verify_encoded(const Params& p, std::span<const uint8_t> pk, std::span<co
 
 // Name of the backend in use: "ref", "avx2", "avx512" or "neon".
 const char* backend_name();
-// Forces a backend by name ("auto" picks the best the CPU supports). Returns
-// false if the name is unknown or the CPU lacks it. Not thread-safe against
-// concurrent signing; call at start-up. MLDSA_ACCEL_CPU in the environment
-// does the same at first use.
+// The microarchitecture its table was measured for: "generic" or "zen5".
+const char* backend_tuning();
+// Forces a backend by name ("auto" picks the best the CPU supports), and
+// optionally one of its tables by tuning ("avx2@generic", "avx512@zen5";
+// without it, the table measured for this CPU, see cpu/backend.cc). Returns
+// false if the name or tuning is unknown or the CPU lacks the backend. Not
+// thread-safe against concurrent signing; call at start-up. MLDSA_ACCEL_CPU
+// in the environment does the same at first use.
 bool select_backend(std::string_view name);
 
 // Fills buf from the OS random source (getrandom); false on failure.

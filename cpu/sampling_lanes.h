@@ -48,7 +48,34 @@ struct alignas(64) Sponges {
   // is the last; true once the padded block is in.
   template <unsigned kRate>
   bool absorb_block(unsigned w, const uint8_t* msg, size_t msg_len, size_t& absorbed) {
-    uint8_t blk[kRate] = {};
+    uint8_t blk[kRate];
+    const bool last = next_block<kRate>(blk, msg, msg_len, absorbed);
+    for (unsigned i = 0; i < kRate / 8; ++i) s[i][w] ^= load64(blk + 8 * i);
+    mldsa::secure_zero(blk, sizeof blk);
+    return last;
+  }
+  // The same for a state of its own.
+  template <unsigned kRate>
+  static bool absorb_block_into(uint64_t state[25], const uint8_t* msg, size_t msg_len, size_t& absorbed) {
+    uint8_t blk[kRate];
+    const bool last = next_block<kRate>(blk, msg, msg_len, absorbed);
+    for (unsigned i = 0; i < kRate / 8; ++i) state[i] ^= load64(blk + 8 * i);
+    mldsa::secure_zero(blk, sizeof blk);
+    return last;
+  }
+  // The first n bytes (n <= 200) of state w, as a squeeze reads them.
+  void read_lane(unsigned w, uint8_t* out, size_t n) const {
+    for (size_t i = 0; i < n; i += 8) store64(out + i, s[i / 8][w], n - i);
+  }
+  // The same of a state of its own.
+  static void read_state(const uint64_t state[25], uint8_t* out, size_t n) {
+    for (size_t i = 0; i < n; i += 8) store64(out + i, state[i / 8], n - i);
+  }
+  // msg's next kRate bytes from absorbed on (which it advances) into blk,
+  // padded with SHAKE's suffix when they are the last; true then.
+  template <unsigned kRate>
+  static bool next_block(uint8_t (&blk)[kRate], const uint8_t* msg, size_t msg_len, size_t& absorbed) {
+    std::memset(blk, 0, kRate);
     const size_t n = msg_len - absorbed < kRate ? msg_len - absorbed : kRate;
     if (n) std::memcpy(blk, msg + absorbed, n);  // msg may be null when msg_len is 0
     absorbed += n;
@@ -56,21 +83,15 @@ struct alignas(64) Sponges {
       blk[n] ^= mldsa::DS_SHAKE;
       blk[kRate - 1] ^= 0x80;
     }
-    for (unsigned i = 0; i < kRate / 8; ++i) {
-      uint64_t v;
-      std::memcpy(&v, blk + 8 * i, 8);
-      s[i][w] ^= v;
-    }
-    mldsa::secure_zero(blk, sizeof blk);
     return n < kRate;
   }
-  // The first n bytes (n <= 200) of state w, as a squeeze reads them.
-  void read_lane(unsigned w, uint8_t* out, size_t n) const {
-    for (size_t i = 0; i < n; i += 8) {
-      const uint64_t v = s[i / 8][w];
-      std::memcpy(out + i, &v, n - i < 8 ? n - i : 8);
-    }
+  static uint64_t load64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
   }
+  // The first min(n, 8) bytes of v to p.
+  static void store64(uint8_t* p, uint64_t v, size_t n) { std::memcpy(p, &v, n < 8 ? n : 8); }
   // The rate's bytes of each of the W states in A to dst[w] (little-endian
   // lanes), through W x W transposes.
   template <unsigned kRate>
@@ -91,10 +112,11 @@ struct alignas(64) Sponges {
     V A[25];
     for (int i = 0; i < 25; ++i) A[i] = Ops::load(s[i]);
     for (unsigned b = 0; b < n; ++b) {
-      // Inlined, the permutation keeps the states in registers from block to
-      // block (0.96x with 32 registers); with AVX2's 16 it spills twice as
-      // much that way (2x slower), so it stays a call there.
-      if constexpr (Ops::kVectorRegisters >= 32)
+      // Inlined, the whole-state permutation keeps the states in registers
+      // from block to block (0.96x with 32 registers); with AVX2's 16 it
+      // spills twice as much that way (2x slower), so the streamed one stays
+      // a call.
+      if constexpr (!keccak_lanes::streamed_form<Ops>())
         keccak_lanes::permute_inline<Ops>(A);
       else
         keccak_lanes::permute<Ops>(A);
@@ -171,13 +193,20 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
 // (87) against expand_a then shake256, AVX2 on Zen 3. The blocks leave
 // through the transposes of Sponges::squeeze_blocks; copying them out lane
 // by lane cost more than the hash saved.
-// A hash whose next block is not written yet waits off the lanes: its state
-// is parked and its lane samples A^ until the block is there; then the next
-// lane to fall free takes the hash back, except that the last W
-// polynomials go first (the last row's blocks can only follow them). Once
-// no lane holds a polynomial, the hashes run on the single-state
-// permutation.
-template <class Ops>
+// Where the hash has its place (Backend tables, per microarchitecture):
+// - in a lane (kBeside false): a hash whose next block is not written yet
+//   waits off the lanes: its state is parked and its lane samples A^ until
+//   the block is there; then the next lane to fall free takes the hash
+//   back, except that the last W polynomials go first (the last row's
+//   blocks can only follow them).
+// - beside the lanes (kBeside true): every lane samples A^, and the hash's
+//   state runs in general-purpose registers beside them
+//   (keccak_lanes::permute_beside) whenever its next block is there. This
+//   needs no lane and no reordering, so it suits ML-DSA-44, whose 16
+//   polynomials fill 8 lanes exactly, as well as the others.
+// Either way, once no lane holds a polynomial the hashes run on the
+// single-state permutation.
+template <class Ops, bool kBeside = false>
 void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
                    unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t), mldsa::LaneHashes& hashes) {
   using mldsa::N;
@@ -187,7 +216,7 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   auto work = std::unique_ptr<Work<Ops, kBlocks * kRateA>>(new Work<Ops, kBlocks * kRateA>);
   auto& s = work->h.s;
   auto& buf = work->buf;
-  int job[W];           // polynomial index, kHash or kIdle
+  int job[W];           // polynomial index, kHash (in a lane) or kIdle
   unsigned blocks[W] = {}, ctr[W] = {};
   const unsigned total = k * l;
   unsigned next = 0;
@@ -196,25 +225,33 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
   unsigned row_left[mldsa::MAX_K], rows_final = 0;
   for (unsigned i = 0; i < k; ++i) row_left[i] = l;
   // The current hash (have: there is one): its sponge's absorbed bytes,
-  // whether the padded last block is in, the bytes squeezed so far, and
-  // its state while it waits off the lanes.
+  // whether the padded last block is in, and the bytes squeezed so far.
+  // Its state is `one` while it is off the lanes: parked (in a lane's
+  // place) or beside them; due: one holds a block (or the padded tail) that
+  // the next permutation is to run on (beside only).
   mldsa::LaneHashes::Job h{};
   bool have = hashes.next(h);
   size_t absorbed = 0, squeezed = 0;
-  bool padded = false, parked = have;  // a new hash starts parked, its state zero
-  uint64_t park[25] = {};
+  bool padded = false, parked = have && !kBeside, due = false;  // a new hash starts with its state zero
+  alignas(64) uint64_t one[25] = {};
   auto block_ready = [&] {
     size_t ready = hashes.ready(h);     // (which may write the message as far as the rows allow)
     if (rows_final == k) ready = h.msg_len;  // all of A^ is done: so is every message
     return ready == h.msg_len || absorbed + kRateH <= ready;
   };
   auto absorb_block = [&](unsigned w) { padded = work->h.template absorb_block<kRateH>(w, h.msg, h.msg_len, absorbed); };
+  // The hash beside the lanes: its next block in when it is there.
+  auto feed_one = [&] {
+    if (!kBeside || !have || due || padded || !block_ready()) return;
+    padded = Sponges<Ops>::template absorb_block_into<kRateH>(one, h.msg, h.msg_len, absorbed);
+    due = true;
+  };
 
   // Lane w's next job: the hash when it waits and can go on (unless only the
   // last W polynomials are left to start), else the next polynomial, else none.
   auto start_next = [&](unsigned w) {
-    if (parked && (next == total || total - next > W) && block_ready()) {
-      for (unsigned i = 0; i < 25; ++i) s[i][w] = park[i];
+    if (!kBeside && parked && (next == total || total - next > W) && block_ready()) {
+      for (unsigned i = 0; i < 25; ++i) s[i][w] = one[i];
       parked = false;
       job[w] = kHash;
       absorb_block(w);
@@ -229,31 +266,50 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
     blocks[w] = 0;
     work->h.start_lane(w, rho, 4, expand_a_suffix(idx, l), kRateA);
   };
-  // The hash on lane w has its digest: the next one, parked until its first block is there.
-  auto next_hash = [&](unsigned w) {
+  // The hash has its digest: the next one, parked (or beside) until its first block is there.
+  auto next_hash = [&] {
     have = hashes.next(h);
     absorbed = squeezed = 0;
-    padded = false;
-    parked = have;
-    for (uint64_t& v : park) v = 0;
-    start_next(w);
+    padded = due = false;
+    parked = have && !kBeside;
+    for (uint64_t& v : one) v = 0;
+    feed_one();
+  };
+  // The digest's next bytes, from the hash's state in lane w or in `one`
+  // (w == W) after the padded block's permutation (and more, for long
+  // outputs): true once it is all out.
+  auto squeeze = [&](unsigned w) {
+    const size_t n = h.out_len - squeezed < kRateH ? h.out_len - squeezed : kRateH;
+    if (w == W)
+      Sponges<Ops>::read_state(one, h.out + squeezed, n);
+    else
+      work->h.read_lane(w, h.out + squeezed, n);
+    squeezed += n;
+    return squeezed == h.out_len;
   };
 
   for (unsigned w = 0; w < W; ++w) start_next(w);
+  feed_one();
 
   alignas(64) uint8_t spill[kRateA + 8 * W];  // squeeze target of the hash and idle lanes
   for (;;) {
-    bool busy = parked, polys = false;
+    bool busy = parked || due, polys = false;
     for (unsigned w = 0; w < W; ++w) {
       busy |= job[w] != kIdle;
       polys |= job[w] >= 0;
     }
     if (!busy) break;
+    bool one_ran = false;
     if (polys) {
       // In place on the resting states (s is 64-byte aligned, one vector per lane index).
       using V = typename Ops::V;
       V* const state = reinterpret_cast<V*>(&s[0][0]);
-      keccak_lanes::permute<Ops>(state);
+      if (kBeside && due) {
+        keccak_lanes::permute_beside<Ops>(state, one);
+        one_ran = true;
+      } else {
+        keccak_lanes::permute<Ops>(state);
+      }
       // Every lane's block to its buffer at once (the hash's and idle lanes' to spill).
       uint8_t* dst[W];
       for (unsigned w = 0; w < W; ++w) {
@@ -261,14 +317,26 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
         dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : spill;
       }
       Sponges<Ops>::template store_block<kRateA>(state, dst);
+    } else if (kBeside) {  // the hash alone: due (all rows are final, so its blocks are there)
+      keccak_lanes::permute_scalar(one);
+      one_ran = true;
     } else {  // the hash alone (it is on a lane: busy, and placed whenever it can go on)
       for (unsigned w = 0; w < W; ++w) {
         if (job[w] != kHash) continue;
-        uint64_t one[25];
-        for (unsigned i = 0; i < 25; ++i) one[i] = s[i][w];
-        keccak_lanes::permute_scalar(one);
-        for (unsigned i = 0; i < 25; ++i) s[i][w] = one[i];
+        uint64_t single[25];
+        for (unsigned i = 0; i < 25; ++i) single[i] = s[i][w];
+        keccak_lanes::permute_scalar(single);
+        for (unsigned i = 0; i < 25; ++i) s[i][w] = single[i];
       }
+    }
+    if (one_ran) {
+      due = false;
+      if (!padded)
+        feed_one();
+      else if (squeeze(W))
+        next_hash();
+      else
+        due = true;  // one more permutation to squeeze
     }
     for (unsigned w = 0; w < W; ++w) {
       if (job[w] == kHash) {
@@ -276,16 +344,16 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
           if (block_ready()) {
             absorb_block(w);
           } else {  // off the lane until the next block is written
-            for (unsigned i = 0; i < 25; ++i) park[i] = s[i][w];
+            for (unsigned i = 0; i < 25; ++i) one[i] = s[i][w];
             parked = true;
             start_next(w);
           }
           continue;
         }
-        const size_t n = h.out_len - squeezed < kRateH ? h.out_len - squeezed : kRateH;
-        work->h.read_lane(w, h.out + squeezed, n);
-        squeezed += n;
-        if (squeezed == h.out_len) next_hash(w);  // else one more permutation to squeeze
+        if (squeeze(w)) {
+          next_hash();
+          start_next(w);
+        }  // else one more permutation to squeeze
         continue;
       }
       if (job[w] == kIdle) continue;
@@ -298,6 +366,7 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
         while (rows_final < k && row_left[rows_final] == 0) hashes.rows_done(++rows_final);
       start_next(w);
     }
+    feed_one();  // rows finished this step may have written its next block
     for (unsigned w = 0; w < W && parked; ++w)  // a lane with nothing left to do takes the hash back
       if (job[w] == kIdle) start_next(w);
   }

@@ -25,8 +25,11 @@ namespace {
 // one at a time, mean signing time over 1000 messages on Zen 5: avx512
 // ML-DSA-44 -8..-15% at 2 (4 is no better, 3 worse), ML-DSA-65 -7..-12% at 3
 // (2 and 4 gain less), ML-DSA-87 (the costliest attempts) within +-2% at 2, so
-// 1; the portable backend's 4-way permutation is four single ones and saves
-// nothing. avx2 takes 1 everywhere: with the masks drawn ahead (draw_masks)
+// 1 (the generic avx512 table). With the challenges hashed in a lane of the
+// masks' permutations (mask_hash), one at a time is 0.97-0.99x the time of
+// those groups there (bench_paired, Zen 5): the avx512 table for Zen 5 takes
+// 1 everywhere. The portable backend's 4-way permutation is four single ones
+// and saves nothing. avx2 takes 1 everywhere: with the masks drawn ahead (draw_masks)
 // it signs ML-DSA-65 6-9% faster than at 2 without them, and 2 with them is
 // 4-6% slower than 1 (Zen 3, 2000-3000 sign_encoded calls per configuration,
 // blocks of 16 alternating; 44 and 87 lose 5-20% at 2).

@@ -7,7 +7,9 @@
 # --liboqs SRC      a liboqs checkout (0.16 or later): two shared builds with
 #                   ML-DSA only, DIR/liboqs/lib/liboqs.so (the default build:
 #                   run-time dispatch, AVX-512VL Keccak where the CPU has it) and
-#                   DIR/liboqs-avx2/lib/liboqs.so (OQS_USE_AVX512_INSTRUCTIONS=OFF).
+#                   DIR/liboqs-avx2/lib/liboqs.so (OQS_USE_AVX512_INSTRUCTIONS=OFF and
+#                   OQS_USE_SHA3_AVX512VL=OFF: the distributable build turns the
+#                   latter on by itself, and the former leaves it on).
 # --pqcrystals SRC  a pq-crystals/dilithium checkout (master: FIPS 204 ML-DSA):
 #                   its avx2 code as one self-contained library per parameter
 #                   set, DIR/pqcrystals/libpqcrystals_dilithium{2,3,5}_avx2.so,

@@ -37,10 +37,14 @@ constexpr int kXor3 = 0x96;     // a ^ b ^ c
 constexpr int kChi = 0xD2;      // a ^ (~b & c)
 #endif
 
+// kStream: the streamed round (keccak_lanes::streamed_form), else the
+// whole-state one in registers.
+template <bool kStream>
 struct Ymm4Ops {
   using V = __m256i;
   static constexpr unsigned kWays = 4;
   static constexpr unsigned kVectorRegisters = 32;
+  static constexpr bool kStreamed = kStream;
   static V load(const uint64_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
   static void store(uint64_t* p, V v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
   static V splat(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
@@ -65,10 +69,12 @@ struct Ymm4Ops {
   }
 };
 
+template <bool kStream>
 struct Zmm8Ops {
   using V = __m512i;
   static constexpr unsigned kWays = 8;
   static constexpr unsigned kVectorRegisters = 32;
+  static constexpr bool kStreamed = kStream;
   static V load(const uint64_t* p) { return _mm512_load_si512(p); }
   static void store(uint64_t* p, V v) { _mm512_store_si512(p, v); }
   static V splat(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
@@ -95,10 +101,13 @@ struct Zmm8Ops {
 
 void keccakf1600_avx512(uint64_t s[25]) { keccak_lanes::permute_scalar(s); }
 
+// The functions below that run Keccak lanes come in two forms, S the
+// streamed rounds or not (Ymm4Ops<S>, Zmm8Ops<S>).
+template <bool S>
 void keccakf1600x4_avx512(uint64_t s[4][25]) {
   __m256i A[25];
   for (int i = 0; i < 25; ++i) A[i] = _mm256_setr_epi64x(s[0][i], s[1][i], s[2][i], s[3][i]);
-  keccak_lanes::permute<Ymm4Ops>(A);
+  keccak_lanes::permute<Ymm4Ops<S>>(A);
   for (int i = 0; i < 25; ++i) {
     alignas(32) uint64_t t[4];
     _mm256_store_si256(reinterpret_cast<__m256i*>(t), A[i]);
@@ -110,37 +119,50 @@ void ntt_avx512(Poly* a) { ntt16::ntt(a); }
 void invntt_tomont_avx512(Poly* a) { ntt16::invntt_tomont(a); }
 void pointwise_acc_avx512(Poly* c, const Poly* a, const Poly* b, unsigned n) { ntt16::pointwise_acc(c, a, b, n); }
 
+template <bool S>
 void expand_a_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l) {
-  keccak_lanes::expand_a<Zmm8Ops>(A, rho, k, l, sampling16::rej_ntt);
+  keccak_lanes::expand_a<Zmm8Ops<S>>(A, rho, k, l, sampling16::rej_ntt);
 }
 // Four or fewer polynomials: the 4-way permutation costs less than half-empty 8-way.
+template <bool S>
 void expand_s_avx512(Poly* s, unsigned n, const uint8_t rhoprime[64], unsigned eta, uint16_t nonce) {
   if (n <= 4)
-    keccak_lanes::expand_s<Ymm4Ops>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
+    keccak_lanes::expand_s<Ymm4Ops<S>>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
   else
-    keccak_lanes::expand_s<Zmm8Ops>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
+    keccak_lanes::expand_s<Zmm8Ops<S>>(s, n, rhoprime, eta, nonce, sampling16::rej_bounded);
 }
+template <bool S>
 void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t kappa, unsigned gamma1_bits) {
   if (l <= 4)
-    keccak_lanes::expand_mask<Ymm4Ops>(y, l, rhopp, kappa, gamma1_bits, packing16::unpack_z);
+    keccak_lanes::expand_mask<Ymm4Ops<S>>(y, l, rhopp, kappa, gamma1_bits, packing16::unpack_z);
   else
-    keccak_lanes::expand_mask<Zmm8Ops>(y, l, rhopp, kappa, gamma1_bits, packing16::unpack_z);
+    keccak_lanes::expand_mask<Zmm8Ops<S>>(y, l, rhopp, kappa, gamma1_bits, packing16::unpack_z);
+}
+// The hashes in a lane of the 8: beside them (keccak_lanes::permute_beside)
+// a single state costs 1.29x the 8-way permutation's time on Zen 5, in a lane
+// 1/8 of it: verify 1.08-1.10x and keygen (65, 87) 1.04-1.06x the time
+// beside.
+template <bool S>
+void expand_a_hash_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, LaneHashes& hashes) {
+  keccak_lanes::expand_a_hash<Zmm8Ops<S>>(A, rho, k, l, sampling16::rej_ntt, hashes);
+}
+template <bool S>
+std::unique_ptr<MaskHash> mask_hash_avx512(const uint8_t rhopp[64], unsigned gamma1_bits) {
+  return std::make_unique<keccak_lanes::MaskHashLanes<Ymm4Ops<S>>>(rhopp, gamma1_bits, packing16::unpack_z);
 }
 
-}  // namespace
-
-extern const Backend kAvx512Backend = {
+constexpr Backend kGeneric = {
     "avx512",
     keccakf1600_avx512,
-    keccakf1600x4_avx512,
+    keccakf1600x4_avx512<false>,
     ntt_avx512,
     invntt_tomont_avx512,
     pointwise_acc_avx512,
     small_ntt32::ntt,
     small_ntt32::mul,
-    expand_a_avx512,
-    expand_s_avx512,
-    expand_mask_avx512,
+    expand_a_avx512<false>,
+    expand_s_avx512<false>,
+    expand_mask_avx512<false>,
     rounding16::decompose_w1,
     rounding16::use_hint_w1,
     packing16::pack_bits,
@@ -153,14 +175,42 @@ extern const Backend kAvx512Backend = {
     packing8::hint_positions,
     rounding16::power2round,
     {2, 3, 1},  // 44: -8..-15% at 2; 65: -7..-12% at 3; 87 within +-2% at 2
-    nullptr,    // expand_a_hash not measured on an AVX-512 machine yet
-    {0, 0, 0},
+    // Hashes in ExpandA's lanes (measured on Zen 5, not on Intel, where an
+    // 8-way permutation also costs about what a single one does): verify
+    // from the encoded pk 0.82-0.84x the time without; keygen 65 0.94x, 87
+    // 0.97x, but 44 1.06x (its 16 polynomials fill 8 lanes exactly, so the
+    // hash costs a whole extra run), so 44 keygen hashes pk alone.
+    expand_a_hash_avx512<false>,
+    {1, 1, 1},
+    {0, 1, 1},
     // expand_mask_avx512 is 4-way up to 4 polynomials and 8-way above: a draw
     // rounded up to 4 never runs more or wider permutations than the call
     // without look-ahead would (speed not measured on an AVX-512 machine).
     4,
-    nullptr,  // masks and challenges on shared lanes: not measured on an AVX-512 machine yet
-    {0, 0, 0},
+    mask_hash_avx512<false>,  // 87 (one attempt at a time) signs in 0.97x the time (Zen 5)
+    {1, 1, 1},
 };
+
+// AMD Zen 5: the streamed Keccak round (0.86x the cycles of the whole-state
+// one in registers, 8 states; 0.83x for 4), and signing one attempt at a
+// time with its challenge in the masks' lanes (0.97-0.99x the time of the
+// groups above). keygen, sign and verify 0.93-0.99x the generic table's
+// time (bench_paired, bench/RESULTS.md).
+constexpr Backend zen5(Backend b) {
+  b.tuning = "zen5";
+  b.keccakf1600x4 = keccakf1600x4_avx512<true>;
+  b.expand_a = expand_a_avx512<true>;
+  b.expand_s = expand_s_avx512<true>;
+  b.expand_mask = expand_mask_avx512<true>;
+  b.expand_a_hash = expand_a_hash_avx512<true>;
+  b.mask_hash = mask_hash_avx512<true>;
+  for (auto& g : b.sign_group) g = 1;
+  return b;
+}
+
+}  // namespace
+
+extern const Backend kAvx512Backend = kGeneric;
+extern const Backend kAvx512Zen5Backend = zen5(kGeneric);
 
 }  // namespace mldsa

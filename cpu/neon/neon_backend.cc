@@ -70,6 +70,7 @@ constexpr Backend neon_table(decltype(Backend::keccakf1600x4) keccakx4, decltype
       {1, 1, 1},
       nullptr,  // expand_a_hash not measured on an Arm machine
       {0, 0, 0},
+      {0, 0, 0},
       2,        // 2-way permutations: never more of them than without look-ahead (speed not measured on Arm)
       nullptr,  // masks and challenges on shared lanes: not measured on Arm
       {0, 0, 0},

@@ -589,7 +589,7 @@ TEST_F(BackendEquivalence, Power2Round) {
 // Whole operations: keys, signatures and verdicts from the backend under test
 // equal those from ref, byte for byte.
 TEST_F(BackendEquivalence, KeygenSignVerify) {
-  const std::string tested = be_->name;
+  const std::string tested = table_spec(*be_);
   for (ParamSet ps : kAllParamSets) {
     const Params& p = params(ps);
     for (uint8_t tag = 1; tag <= 3; ++tag) {
@@ -642,7 +642,7 @@ class SignLookAhead : public BackendTest {};
 
 TEST_F(SignLookAhead, SameSignaturesForEveryLanesCountAndGroupSize) {
   const Backend& tested = backend();
-  const std::string name = tested.name;
+  const std::string name = table_spec(tested);
   for (ParamSet ps : kAllParamSets) {
     const Params& p = params(ps);
     std::unique_ptr<PrivateKey> key = key_from_tag(p, 4);

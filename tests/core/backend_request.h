@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "cpu/backend.h"
+
 namespace mldsa::test {
 
 struct BackendCheck {
@@ -16,9 +18,12 @@ struct BackendCheck {
   std::string message;
 };
 
-// Compares MLDSA_ACCEL_CPU (unset, empty or "auto": anything goes) with
-// mldsa::backend_name().
+// Compares MLDSA_ACCEL_CPU (unset, empty or "auto": anything goes; else
+// "<backend>" or "<backend>@<tuning>") with the table in use.
 BackendCheck check_requested_backend();
+
+// "<backend>@<tuning>": what select_backend takes to choose table b again.
+std::string table_spec(const mldsa::Backend& b);
 
 // Base fixture for every core test: skips or fails before the body runs.
 class BackendTest : public ::testing::Test {

@@ -172,7 +172,7 @@ TEST_F(SmallNtt, MulMatchesRef) {
 // backend must sign exactly as under the other.
 TEST_F(SmallNtt, KeysExpandedByOneBackendSignUnderAnother) {
   if (be_ == &kRefBackend) GTEST_SKIP() << "skipped: backend ref is the reference";
-  const std::string name = be_->name;
+  const std::string name = table_spec(*be_);
   for (ParamSet ps : kAllParamSets) {
     const Params& p = params(ps);
     uint8_t seed[32], rnd[32] = {}, msg[3] = {1, 2, 3};

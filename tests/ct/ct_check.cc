@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cpu/ct.h"
+#include "cpu/backend.h"
 #include "cpu/mldsa.h"
 
 #include <cstdlib>
@@ -136,13 +137,17 @@ int main(int argc, char** argv) {
   const std::string flag = argc > 1 ? argv[1] : "";
   if (flag == "--branch-on-secret") return branch_on_secret();
   if (flag == "--no-declassify") mldsa::ct_declassify_disabled = true;
+  // MLDSA_ACCEL_CPU is "<backend>" or "<backend>@<tuning>": the core runs
+  // that table, or this CPU cannot run the backend.
   const char* wanted = std::getenv("MLDSA_ACCEL_CPU");
-  if (wanted != nullptr && *wanted != '\0' && std::strcmp(wanted, "auto") != 0 &&
-      std::strcmp(wanted, mldsa::backend_name()) != 0) {
-    std::printf("skipped: this CPU cannot run the %s backend (using %s)\n", wanted, mldsa::backend_name());
+  const mldsa::Backend& be = mldsa::backend();
+  const std::string active = be.name + std::string("@") + be.tuning;
+  if (wanted != nullptr && *wanted != '\0' && std::strcmp(wanted, "auto") != 0 && wanted != std::string(be.name) &&
+      wanted != active) {
+    std::printf("skipped: this CPU cannot run the %s backend (using %s)\n", wanted, active.c_str());
     return 77;
   }
-  std::printf("ct_check: backend %s, %s%s\n", mldsa::backend_name(), checker(),
+  std::printf("ct_check: backend %s, %s%s\n", active.c_str(), checker(),
               mldsa::ct_declassify_disabled ? ", declassification off (must be reported)" : "");
   for (mldsa::ParamSet id : {mldsa::ParamSet::ML_DSA_44, mldsa::ParamSet::ML_DSA_65, mldsa::ParamSet::ML_DSA_87,
                              mldsa::ParamSet::DILITHIUM2, mldsa::ParamSet::DILITHIUM3, mldsa::ParamSet::DILITHIUM5}) {

@@ -97,7 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> in(data + 1, size - 1);
   if (!mldsa::select_backend("ref")) fail("no ref backend", "ref");
   const Result ref = run(op, p, in);
-  for (const char* backend : {"avx2", "avx512"}) {
+  // Every table of each vector backend (cpu/backend.cc: generic and per
+  // microarchitecture).
+  for (const char* backend : {"avx2@generic", "avx2@zen5", "avx512@generic", "avx512@zen5"}) {
     if (!mldsa::select_backend(backend)) continue;  // this CPU cannot run it
     if (!(run(op, p, in) == ref)) fail("backends disagree", backend);
   }
