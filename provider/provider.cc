@@ -39,6 +39,7 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr),  // int, as the default provider declares it
     // Routing (provider/router.h).
     OSSL_PARAM_utf8_ptr(PARAM_CPU_BACKEND, nullptr, 0),
+    OSSL_PARAM_utf8_ptr(PARAM_CPU_TUNING, nullptr, 0),
     OSSL_PARAM_utf8_ptr(PARAM_GPU_DEVICES, nullptr, 0),
     OSSL_PARAM_uint64(PARAM_REQUESTS_CPU, nullptr),
     OSSL_PARAM_uint64(PARAM_REQUESTS_QUEUED, nullptr),

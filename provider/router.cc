@@ -126,8 +126,13 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
     return true;
   }
   if (key == CONFIG_CPU_BACKEND) {
-    if (v != "auto" && v != "avx512" && v != "avx2" && v != "neon" && v != "ref") {
-      *error = std::string(key) + ": '" + std::string(value) + "' is not auto, avx512, avx2, neon or ref";
+    // A backend, optionally "@<tuning>" for one of its tables (cpu/backend.cc).
+    const size_t at = v.find('@');
+    const std::string name = v.substr(0, at), tuning = at == std::string::npos ? "" : v.substr(at + 1);
+    if ((name != "auto" && name != "avx512" && name != "avx2" && name != "neon" && name != "ref") ||
+        (at != std::string::npos && tuning != "generic" && tuning != "zen5")) {
+      *error = std::string(key) + ": '" + std::string(value) +
+               "' is not auto, avx512, avx2, neon or ref, optionally with @generic or @zen5";
       return false;
     }
     cfg.cpu_backend = v;
@@ -203,7 +208,7 @@ Router::~Router() {
 std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* error, bool* no_gpu) {
   if (no_gpu != nullptr) *no_gpu = false;
   if (!cfg.cpu_backend.empty() && !mldsa::select_backend(cfg.cpu_backend)) {
-    *error = "cpu_backend: this CPU cannot run '" + cfg.cpu_backend + "'";
+    *error = "cpu_backend: no such backend or tuning, or this CPU cannot run it: '" + cfg.cpu_backend + "'";
     return nullptr;
   }
   std::unique_ptr<Router> r(new Router(cfg));
@@ -383,6 +388,9 @@ bool Router::get_params(OSSL_PARAM params[]) {
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, PARAM_CPU_BACKEND)) != nullptr &&
       !OSSL_PARAM_set_utf8_ptr(p, mldsa::backend_name()))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_CPU_TUNING)) != nullptr &&
+      !OSSL_PARAM_set_utf8_ptr(p, mldsa::backend_tuning()))
     return false;
   if ((p = OSSL_PARAM_locate(params, PARAM_GPU_DEVICES)) != nullptr &&
       !OSSL_PARAM_set_utf8_ptr(p, gpu_devices().c_str()))

@@ -75,6 +75,7 @@ bool read_router_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_param
 
 // Provider parameters (OSSL_PROVIDER_get_params) the router answers.
 inline constexpr const char* PARAM_CPU_BACKEND = "cpu-backend";          // utf8: "avx512"
+inline constexpr const char* PARAM_CPU_TUNING = "cpu-tuning";            // utf8: "zen5" or "generic" (its table)
 inline constexpr const char* PARAM_GPU_DEVICES = "gpu-devices";          // utf8: "NVIDIA H200 ..." or "none: <reason>"
 inline constexpr const char* PARAM_REQUESTS_CPU = "requests-cpu";        // uint64: computed at once on the CPU
 inline constexpr const char* PARAM_REQUESTS_QUEUED = "requests-queued";  // uint64: completed through the batch queue

@@ -42,12 +42,13 @@ bool no_cooldown() { return env_is("MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS", "0"); }
 struct Counters {
   uint64_t cpu = 0, queued = 0, full = 0, batches = 0, fallbacks = 0, max_batch = 0;
   double mean = 0;
-  std::string backend, devices, policy, model;
+  std::string backend, tuning, devices, policy, model;
 };
 
 Counters counters(OSSL_PROVIDER* prov) {
   Counters c;
   const char* backend = nullptr;
+  const char* tuning = nullptr;
   const char* devices = nullptr;
   const char* policy = nullptr;
   char model[4096] = {};
@@ -56,6 +57,7 @@ Counters counters(OSSL_PROVIDER* prov) {
       OSSL_PARAM_uint64("gpu-max-batch", &c.max_batch),
       OSSL_PARAM_utf8_string("gpu-model", model, sizeof model),
       OSSL_PARAM_utf8_ptr("cpu-backend", &backend, 0),
+      OSSL_PARAM_utf8_ptr("cpu-tuning", &tuning, 0),
       OSSL_PARAM_utf8_ptr("gpu-devices", &devices, 0),
       OSSL_PARAM_uint64("requests-cpu", &c.cpu),
       OSSL_PARAM_uint64("requests-queued", &c.queued),
@@ -67,6 +69,7 @@ Counters counters(OSSL_PROVIDER* prov) {
   };
   EXPECT_EQ(OSSL_PROVIDER_get_params(prov, p), 1);
   c.backend = backend ? backend : "";
+  c.tuning = tuning ? tuning : "";
   c.devices = devices ? devices : "";
   c.policy = policy ? policy : "";
   c.model = model;
@@ -268,6 +271,10 @@ TEST_F(RoutedEvp, AsyncJobsFromOneThread) {
 TEST_F(RoutedEvp, ProviderReportsRouting) {
   const Counters c = counters(prov_);
   EXPECT_TRUE(c.backend == "ref" || c.backend == "avx2" || c.backend == "avx512" || c.backend == "neon") << c.backend;
+  EXPECT_TRUE(c.tuning == "generic" || c.tuning == "zen5") << c.tuning;  // cpu/backend.cc's tables
+  if (c.backend == "ref" || c.backend == "neon") {
+    EXPECT_EQ(c.tuning, "generic");
+  }
   ASSERT_FALSE(c.devices.empty());
   if (env_is("MLDSA_ACCEL_GPU", "off")) {
     EXPECT_EQ(c.devices, "none: gpu = off");

@@ -630,11 +630,14 @@ TEST(RouterConfig, KeysAndValues) {
   EXPECT_EQ(cfg.limits.capacity, 10u);
   EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "REF", &why));
   EXPECT_EQ(cfg.cpu_backend, "ref");
+  EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "avx2@Zen5", &why));
+  EXPECT_EQ(cfg.cpu_backend, "avx2@zen5");
 
   const std::pair<const char*, const char*> bad[] = {
       {CONFIG_GPU, "maybe"},           {CONFIG_GPU_MIN_INFLIGHT, "-1"},   {CONFIG_GPU_MAX_BATCH, "0"},
       {CONFIG_GPU_MAX_BATCH, "12abc"}, {CONFIG_GPU_MAX_WAIT_US, ""},      {CONFIG_GPU_QUEUE_DEPTH, "99999999999"},
       {CONFIG_CPU_BACKEND, "sse2"},    {"gpu_speed", "1"},                {CONFIG_GPU_POLICY, "fast"},
+      {CONFIG_CPU_BACKEND, "avx2@"},   {CONFIG_CPU_BACKEND, "avx2@zen9"}, {CONFIG_CPU_BACKEND, "@zen5"},
   };
   for (const auto& [key, value] : bad) {
     why.clear();
