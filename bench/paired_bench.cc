@@ -16,7 +16,9 @@
 // column per backend table named in --ours; the table is switched between
 // blocks (NAME: the one this CPU gets; NAME@TUNING: that one, e.g.
 // avx2@generic, avx2@zen5; a ":no-mask-hash" or ":no-expand-a-hash" suffix:
-// the table without Backend::mask_hash or Backend::expand_a_hash).
+// the table without Backend::mask_hash or Backend::expand_a_hash;
+// ":keygen-lanes=DDD": Backend::keygen_lanes_shapes set to the three digits,
+// for 44, 65 and 87).
 //
 // The anchors are found at run time under --anchors DIR (or
 // MLDSA_ACCEL_ANCHORS), as scripts/build-anchors.sh lays them out:
@@ -100,13 +102,15 @@ struct Impl {
 
 // A backend name, optionally with "@TUNING" (that one of its tables, e.g.
 // avx2@generic, avx2@zen5; else the one this CPU gets) and ":no-mask-hash"
-// or ":no-expand-a-hash" (the table without that entry), for an A/B of one
-// choice in one process.
+// or ":no-expand-a-hash" (the table without that entry) or
+// ":keygen-lanes=DDD" (keygen_lanes_shapes, a digit 0-2 per shape), for an
+// A/B of one choice in one process.
 Impl ours(const Params& p, const std::string& spec) {
   Impl im;
   const size_t colon = spec.find(':');
   const std::string variant = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  if (!variant.empty() && variant != "no-mask-hash" && variant != "no-expand-a-hash")
+  if (!variant.empty() && variant != "no-mask-hash" && variant != "no-expand-a-hash" &&
+      variant.rfind("keygen-lanes=", 0) != 0)
     die("unknown backend variant " + variant);
   const std::vector<const Backend*> tables = backend_tables(spec.substr(0, colon));
   if (tables.empty()) die("backend " + spec.substr(0, colon) + " is not available on this CPU");
@@ -115,6 +119,13 @@ Impl ours(const Params& p, const std::string& spec) {
   if (!variant.empty()) im.name += ':' + variant;
   if (variant == "no-mask-hash") table->mask_hash = nullptr;
   if (variant == "no-expand-a-hash") table->expand_a_hash = nullptr;
+  if (variant.rfind("keygen-lanes=", 0) == 0) {
+    const std::string digits = variant.substr(13);
+    if (digits.size() != 3 || digits.find_first_not_of("012") != std::string::npos)
+      die("keygen-lanes= takes three digits 0-2 (44, 65, 87), not " + digits);
+    if (!table->expand_a_hash && digits != "000") die("backend " + spec + " has no expand_a_hash");
+    for (unsigned i = 0; i < 3; ++i) table->keygen_lanes_shapes[i] = static_cast<uint8_t>(digits[i] - '0');
+  }
   im.enter = [table] { use_backend_for_testing(table.get()); };
   im.keygen = [&p](uint8_t* pk, uint8_t* sk) {
     std::unique_ptr<PrivateKey> key;
@@ -289,7 +300,7 @@ std::string cpu_model() {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2@generic,avx2@zen5,avx2:no-mask-hash,avx2:no-expand-a-hash]\n"
+               "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2@generic,avx2@zen5,avx2:no-mask-hash,avx2:no-expand-a-hash,avx512:keygen-lanes=022]\n"
                "                    [--sets 44,65,87]"
                "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall]\n");
   std::exit(2);

@@ -38,6 +38,15 @@ class LaneHashes {
   // How many of job's first message bytes are ready: all of them once every
   // row of A^ is done.
   virtual size_t ready(const Job& job) { return job.msg_len; }
+  // KeyGen's ExpandS in the same lanes: s[i] = RejBoundedPoly(rho' || i),
+  // i < l + k (s1 then s2); row i then counts as done only once s1 and
+  // s2[i] are too (t's row i needs them). Null: A^ alone.
+  struct Secrets {
+    Poly* s;
+    const uint8_t* rhoprime;  // 64 bytes
+    unsigned eta;
+  };
+  virtual const Secrets* secrets() { return nullptr; }
 };
 
 // One hash of a message that is all there.
@@ -160,7 +169,9 @@ struct Backend {
   // then verifies (measured; needs expand_a_hash).
   uint8_t verify_lanes_shapes[3];
   // Likewise for KeyGen: 1 where it hashes pk in expand_a_hash's lanes (row
-  // by row as A^ is done), 0 where it expands A^ and then hashes pk alone.
+  // by row as A^ is done), 2 where ExpandS's s1 and s2 are drawn in those
+  // lanes too (LaneHashes::secrets), 0 where it draws s, expands A^ and then
+  // hashes pk alone.
   uint8_t keygen_lanes_shapes[3];
 
   // ExpandMask's polynomials per permutation: a call for n of them costs what

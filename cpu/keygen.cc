@@ -34,12 +34,25 @@ void finish_public(PublicKey::Expanded& x, Poly* t1, bool eager, bool have_pk = 
   if (eager) x.t1_hat_once([&] { t1_hat_of(*x.p, t1, x.t1_hat); });
 }
 
+void ntt_vec(Poly* v, unsigned n) {
+  const Backend& be = backend();
+  for (unsigned i = 0; i < n; ++i) be.ntt(&v[i]);
+}
+
+// s1^ = NTT(s1) over q, for t = A s1 + s2.
+void s1_hat_of(const Params& p, const Poly* s1, Poly* s1_hat) {
+  std::memcpy(s1_hat, s1, sizeof(Poly) * p.l);
+  ntt_vec(s1_hat, p.l);
+}
+
 // tr = H(pk) beside ExpandA, pk = rho || t1 made row by row as
-// expand_a_hash finishes the rows of A^, with t0 beside it.
+// expand_a_hash finishes the rows of A^, with t0 beside it; with draw,
+// ExpandS's s = (s1, s2) in the same lanes (s1^ from s1 once row 0 is
+// done, which needs all of s1).
 class PublicFromRows final : public LaneHashes {
  public:
-  PublicFromRows(PublicKey::Expanded& x, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0)
-      : x_(x), s1_hat_(s1_hat), s2_(s2), t1_(t1), t0_(t0) {
+  PublicFromRows(PublicKey::Expanded& x, Poly* s, Poly* s1_hat, Poly* t1, Poly* t0, const Secrets* draw)
+      : x_(x), s_(s), s1_hat_(s1_hat), t1_(t1), t0_(t0), draw_(draw) {
     std::memcpy(x_.pk, x_.rho, 32);
   }
   ~PublicFromRows() override { secure_zero(&t_, sizeof t_); }
@@ -51,39 +64,50 @@ class PublicFromRows final : public LaneHashes {
   }
   void rows_done(unsigned n) override {
     const unsigned i = n - 1;
-    t1_t0_row(*x_.p, i, x_.A, s1_hat_, s2_, t1_, t0_, t_);
+    if (i == 0) s1_hat_of(*x_.p, s_, s1_hat_);
+    t1_t0_row(*x_.p, i, x_.A, s1_hat_, s_ + x_.p->l, t1_, t0_, t_);
     declassify_bytes(&t1_[i], sizeof(Poly));  // t1 is part of pk
     pk_encode_t1_row(x_.pk, i, &t1_[i]);
     rows_ = n;
   }
   size_t ready(const Job&) override { return 32 + rows_ * T1_BYTES; }
+  const Secrets* secrets() override { return draw_; }
 
  private:
   PublicKey::Expanded& x_;
-  const Poly *s1_hat_, *s2_;
+  Poly *s_, *s1_hat_;
   Poly *t1_, *t0_;
+  const Secrets* draw_;
   Poly t_;
   unsigned rows_ = 0;
   bool given_ = false;
 };
 
-// A^ from rho, t1 and t0 from s1^ and s2, pk and tr = H(pk) (Algorithm 6
-// lines 3-9): where the backend shares lanes between ExpandA and a hash,
-// each row of t1 is made as soon as its row of A^ is, and pk is hashed
-// beside the rest of A^ (ML-DSA-65: 15 permutations that otherwise run one
-// state at a time after it).
-void expand_public(PublicKey::Expanded& x, const Poly* s1_hat, const Poly* s2, Poly* t1, Poly* t0) {
+// A^ from rho, t1 and t0 from s = (s1, s2), pk and tr = H(pk) (Algorithm 6
+// lines 3-9), s drawn first (ExpandS, line 4) where draw is given: where the
+// backend shares lanes between ExpandA and a hash, s is drawn in them too,
+// each row of t1 is made as soon as its row of A^ (and s) is, and pk is
+// hashed beside the rest of A^ (ML-DSA-65: 15 permutations that otherwise
+// run one state at a time after it).
+void expand_public(PublicKey::Expanded& x, Poly* s, Poly* s1_hat, Poly* t1, Poly* t0,
+                   const LaneHashes::Secrets* draw) {
   const Params& p = *x.p;
   const Backend& be = backend();
-  if (be.expand_a_hash && be.keygen_lanes_shapes[p.k / 2 - 2]) {
-    PublicFromRows hashes(x, s1_hat, s2, t1, t0);
+  const unsigned lanes = be.expand_a_hash ? be.keygen_lanes_shapes[p.k / 2 - 2] : 0;
+  if (draw && lanes < 2) {
+    be.expand_s(s, p.l + p.k, draw->rhoprime, draw->eta, 0);  // s1 then s2 in one call
+    draw = nullptr;
+  }
+  if (lanes) {
+    PublicFromRows hashes(x, s, s1_hat, t1, t0, draw);
     be.expand_a_hash(x.A, x.rho, p.k, p.l, hashes);
     finish_public(x, t1, false, true, true);
     return;
   }
+  s1_hat_of(p, s, s1_hat);
   be.expand_a(x.A, x.rho, p.k, p.l);
   Poly t;
-  for (unsigned i = 0; i < p.k; ++i) t1_t0_row(p, i, x.A, s1_hat, s2, t1, t0, t);
+  for (unsigned i = 0; i < p.k; ++i) t1_t0_row(p, i, x.A, s1_hat, s + p.l, t1, t0, t);
   secure_zero(&t, sizeof t);
   finish_public(x, t1, false);
 }
@@ -120,10 +144,6 @@ class KeyScratch {
 };
 
 // Every secret value lives inside Expanded or a scratch wiped before return.
-void ntt_vec(Poly* v, unsigned n) {
-  const Backend& be = backend();
-  for (unsigned i = 0; i < n; ++i) be.ntt(&v[i]);
-}
 void small_ntt_vec(SmallPoly* v_hat, const Poly* v, unsigned n) {
   const Backend& be = backend();
   for (unsigned i = 0; i < n; ++i) be.small_ntt(&v_hat[i], &v[i]);
@@ -214,14 +234,10 @@ Status PrivateKey::from_seed(const Params& p, std::span<const uint8_t> seed, std
   const uint8_t* rhoprime = h + 32;
   std::memcpy(x->K, h + 96, 32);
 
-  const Backend& be = backend();
   KeyScratch scratch(p, false);
   Poly *s1 = scratch.s, *s2 = scratch.s + p.l, *t1 = scratch.t1, *t0 = scratch.t0;
-  // s1 then s2 (nonces 0..l+k-1) in one call: ML-DSA-44's eight fill one 8-way pass.
-  be.expand_s(s1, p.l + p.k, rhoprime, p.eta, 0);
-  std::memcpy(scratch.s1_hat, s1, sizeof(Poly) * p.l);
-  ntt_vec(scratch.s1_hat, p.l);
-  expand_public(*px, scratch.s1_hat, s2, t1, t0);
+  const LaneHashes::Secrets draw{s1, rhoprime, p.eta};  // s1 then s2: nonces 0..l+k-1
+  expand_public(*px, s1, scratch.s1_hat, t1, t0, &draw);
 
   std::memcpy(x->tr, px->tr, p.tr_bytes);
   sk_encode(x->sk, p, px->rho, x->K, x->tr, s1, s2, t0);
@@ -286,9 +302,7 @@ Status PrivateKey::from_sk(const Params& p, std::span<const uint8_t> sk, std::un
   if (st == Status::ok) {
     // Recompute the key pair from s1, s2: t0 and tr must agree with sk.
     Poly* t0_check = scratch.t0_check;
-    std::memcpy(scratch.s1_hat, scratch.s, sizeof(Poly) * p.l);
-    ntt_vec(scratch.s1_hat, p.l);
-    expand_public(*px, scratch.s1_hat, scratch.s + p.l, scratch.t1, t0_check);
+    expand_public(*px, scratch.s, scratch.s1_hat, scratch.t1, t0_check, nullptr);
     uint32_t diff = 0;
     for (unsigned i = 0; i < p.k; ++i)
       for (int j = 0; j < N; ++j) diff |= static_cast<uint32_t>(scratch.t0[i].c[j] ^ t0_check[i].c[j]);

@@ -206,24 +206,46 @@ void expand_a(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
 //   polynomials fill 8 lanes exactly, as well as the others.
 // Either way, once no lane holds a polynomial the hashes run on the
 // single-state permutation.
+//
+// With LaneHashes::secrets (KeyGen), ExpandS's l + k polynomials are jobs
+// of the same lanes (SHAKE256 sponges beside ExpandA's SHAKE128 ones: the
+// permutation is the same), in the order A^'s row 0, s1, s2[0], then each
+// further row of A^ followed by its s2[i]: row 0 of t, and so the hash of
+// pk, can start after one polynomial's 5 blocks, and the rows after it
+// finish one by one instead of in whole batches of W polynomials.
+// rej_s parses as mldsa::rej_bounded_coeffs; the schedule branches on its
+// accept counts only (public, as in expand_s), and every state and buffer
+// that held a secret is wiped.
 template <class Ops, bool kBeside = false>
 void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l,
-                   unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t), mldsa::LaneHashes& hashes) {
+                   unsigned (*rej)(int32_t*, unsigned, const uint8_t*, size_t),
+                   unsigned (*rej_s)(int32_t*, unsigned, const uint8_t*, size_t, unsigned),
+                   mldsa::LaneHashes& hashes) {
   using mldsa::N;
   constexpr unsigned W = Ops::kWays, kBlocks = 5;
-  constexpr unsigned kRateA = mldsa::SHAKE128_RATE, kRateH = mldsa::SHAKE256_RATE;
+  constexpr unsigned kRateA = mldsa::SHAKE128_RATE, kRateH = mldsa::SHAKE256_RATE, kRateS = mldsa::SHAKE256_RATE;
   constexpr int kIdle = -1, kHash = -2;
   auto work = std::unique_ptr<Work<Ops, kBlocks * kRateA>>(new Work<Ops, kBlocks * kRateA>);
   auto& s = work->h.s;
   auto& buf = work->buf;
-  int job[W];           // polynomial index, kHash (in a lane) or kIdle
+  int job[W];           // job id (below na: A^[id]; else s[id - na]), kHash (in a lane) or kIdle
   unsigned blocks[W] = {}, ctr[W] = {};
-  const unsigned total = k * l;
-  unsigned next = 0;
+  const mldsa::LaneHashes::Secrets* const sec = hashes.secrets();
+  const unsigned na = k * l, total = na + (sec ? l + k : 0);
+  unsigned next = 0;  // jobs are started in order[next], order[next + 1], ...
+  uint8_t order[mldsa::MAX_K * mldsa::MAX_L + mldsa::MAX_L + mldsa::MAX_K];
+  for (unsigned i = 0, n = 0; i < k; ++i) {
+    for (unsigned j = 0; j < l; ++j) order[n++] = static_cast<uint8_t>(i * l + j);
+    if (!sec) continue;
+    if (i == 0)
+      for (unsigned j = 0; j < l; ++j) order[n++] = static_cast<uint8_t>(na + j);
+    order[n++] = static_cast<uint8_t>(na + l + i);
+  }
 
-  // Rows of A^ final so far (each row's polynomials still being sampled in row_left).
-  unsigned row_left[mldsa::MAX_K], rows_final = 0;
-  for (unsigned i = 0; i < k; ++i) row_left[i] = l;
+  // Rows of A^ final so far (each row's polynomials, and s2[i], still being
+  // sampled in row_left; s1's in s1_left).
+  unsigned row_left[mldsa::MAX_K], rows_final = 0, s1_left = sec ? l : 0;
+  for (unsigned i = 0; i < k; ++i) row_left[i] = l + (sec ? 1 : 0);
   // The current hash (have: there is one): its sponge's absorbed bytes,
   // whether the padded last block is in, and the bytes squeezed so far.
   // Its state is `one` while it is off the lanes: parked (in a lane's
@@ -261,10 +283,13 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
       job[w] = kIdle;
       return;
     }
-    const unsigned idx = next++;
-    job[w] = static_cast<int>(idx);
-    blocks[w] = 0;
-    work->h.start_lane(w, rho, 4, expand_a_suffix(idx, l), kRateA);
+    const unsigned id = order[next++];
+    job[w] = static_cast<int>(id);
+    blocks[w] = ctr[w] = 0;
+    if (id < na)
+      work->h.start_lane(w, rho, 4, expand_a_suffix(id, l), kRateA);
+    else
+      work->h.start_lane(w, sec->rhoprime, 8, static_cast<uint16_t>(id - na), kRateS);
   };
   // The hash has its digest: the next one, parked (or beside) until its first block is there.
   auto next_hash = [&] {
@@ -313,8 +338,8 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
       // Every lane's block to its buffer at once (the hash's and idle lanes' to spill).
       uint8_t* dst[W];
       for (unsigned w = 0; w < W; ++w) {
-        const bool poly = job[w] >= 0;
-        dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : spill;
+        const bool poly = job[w] >= 0 && static_cast<unsigned>(job[w]) < na;  // ExpandS: a block at a time
+        dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : job[w] >= 0 ? buf[w] : spill;
       }
       Sponges<Ops>::template store_block<kRateA>(state, dst);
     } else if (kBeside) {  // the hash alone: due (all rows are final, so its blocks are there)
@@ -357,18 +382,30 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
         continue;
       }
       if (job[w] == kIdle) continue;
-      const unsigned idx = static_cast<unsigned>(job[w]);
-      const unsigned b = blocks[w]++;
-      if (b + 1 < kBlocks) continue;
-      ctr[w] = b + 1 == kBlocks ? rej(A[idx].c, 0, buf[w], sizeof buf[w]) : rej(A[idx].c, ctr[w], buf[w], kRateA);
-      if (ctr[w] < N) continue;
-      if (--row_left[idx / l] == 0)
-        while (rows_final < k && row_left[rows_final] == 0) hashes.rows_done(++rows_final);
+      const unsigned id = static_cast<unsigned>(job[w]);
+      if (id >= na) {
+        const unsigned i = id - na;
+        ctr[w] = rej_s(sec->s[i].c, ctr[w], buf[w], kRateS, sec->eta);
+        if (mldsa::declassify(ctr[w] < N)) continue;  // only the accept count is public
+        --(i < l ? s1_left : row_left[i - l]);
+      } else {
+        const unsigned b = blocks[w]++;
+        if (b + 1 < kBlocks) continue;
+        ctr[w] = b + 1 == kBlocks ? rej(A[id].c, 0, buf[w], sizeof buf[w]) : rej(A[id].c, ctr[w], buf[w], kRateA);
+        if (ctr[w] < N) continue;
+        --row_left[id / l];
+      }
+      while (rows_final < k && s1_left == 0 && row_left[rows_final] == 0) hashes.rows_done(++rows_final);
       start_next(w);
     }
     feed_one();  // rows finished this step may have written its next block
     for (unsigned w = 0; w < W && parked; ++w)  // a lane with nothing left to do takes the hash back
       if (job[w] == kIdle) start_next(w);
+  }
+  if (sec) {  // ExpandS's states, blocks (an idle lane's went to spill) and the last one's parse
+    work->h.wipe();
+    mldsa::secure_zero(buf, sizeof buf);
+    mldsa::secure_zero(spill, sizeof spill);
   }
 }
 

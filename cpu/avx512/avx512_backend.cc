@@ -144,7 +144,7 @@ void expand_mask_avx512(Poly* y, unsigned l, const uint8_t rhopp[64], uint16_t k
 // beside.
 template <bool S>
 void expand_a_hash_avx512(Poly* A, const uint8_t rho[32], unsigned k, unsigned l, LaneHashes& hashes) {
-  keccak_lanes::expand_a_hash<Zmm8Ops<S>>(A, rho, k, l, sampling16::rej_ntt, hashes);
+  keccak_lanes::expand_a_hash<Zmm8Ops<S>>(A, rho, k, l, sampling16::rej_ntt, sampling16::rej_bounded, hashes);
 }
 template <bool S>
 std::unique_ptr<MaskHash> mask_hash_avx512(const uint8_t rhopp[64], unsigned gamma1_bits) {
@@ -179,10 +179,12 @@ constexpr Backend kGeneric = {
     // 8-way permutation also costs about what a single one does): verify
     // from the encoded pk 0.82-0.84x the time without; keygen 65 0.94x, 87
     // 0.97x, but 44 1.06x (its 16 polynomials fill 8 lanes exactly, so the
-    // hash costs a whole extra run), so 44 keygen hashes pk alone.
+    // hash costs a whole extra run), so 44 keygen hashes pk alone. ExpandS
+    // in the lanes too (keygen 2): 65 0.94-0.98x the time, 87 1.00-1.04x, 44
+    // 1.03-1.06x that of 44's plain path (Zen 5), so 65 only.
     expand_a_hash_avx512<false>,
     {1, 1, 1},
-    {0, 1, 1},
+    {0, 2, 1},
     // expand_mask_avx512 is 4-way up to 4 polynomials and 8-way above: a draw
     // rounded up to 4 never runs more or wider permutations than the call
     // without look-ahead would (speed not measured on an AVX-512 machine).

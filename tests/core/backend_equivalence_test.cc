@@ -638,6 +638,42 @@ TEST_F(BackendEquivalence, KeygenSignVerify) {
 // more than a whole attempt's masks, and each group size signs 16 messages
 // (each a different number of attempts) as with neither, deterministic and
 // hedged.
+// KeyGen's three arrangements (Backend::keygen_lanes_shapes: 0 ExpandS,
+// ExpandA and H(pk) one after another; 1 H(pk) in ExpandA's lanes; 2 ExpandS
+// there too) give the same keys for every shape, from seeds whose s1 / s2
+// need one block or two (32 seeds a set, so both occur), and from_sk accepts
+// each sk (it recomputes t0 and tr with the table as it is).
+class KeygenLanes : public BackendTest {};
+
+TEST_F(KeygenLanes, SameKeysForEveryArrangement) {
+  const Backend& tested = backend();
+  if (!tested.expand_a_hash) GTEST_SKIP() << "skipped: backend " << tested.name << " has no expand_a_hash";
+  const std::string name = table_spec(tested);
+  for (ParamSet ps : kAllParamSets) {
+    const Params& p = params(ps);
+    for (uint8_t tag = 0; tag < 32; ++tag) {
+      std::vector<uint8_t> seed(SEED_BYTES);
+      for (size_t i = 0; i < seed.size(); ++i) seed[i] = static_cast<uint8_t>(tag * 37 + i * 11 + p.k);
+      std::vector<uint8_t> pk[3], sk[3];
+      for (uint8_t lanes = 0; lanes < 3; ++lanes) {
+        Backend b = tested;
+        for (auto& on : b.keygen_lanes_shapes) on = lanes;
+        use_backend_for_testing(&b);
+        std::unique_ptr<PrivateKey> key, again;
+        ASSERT_EQ(Status::ok, PrivateKey::from_seed(p, seed, key)) << p.name << " lanes " << int{lanes};
+        pk[lanes].assign(key->public_key().encoded().begin(), key->public_key().encoded().end());
+        sk[lanes].assign(key->encoded().begin(), key->encoded().end());
+        EXPECT_EQ(Status::ok, PrivateKey::from_sk(p, sk[lanes], again)) << p.name << " lanes " << int{lanes};
+        ASSERT_TRUE(select_backend(name));
+      }
+      for (int lanes = 1; lanes < 3; ++lanes) {
+        EXPECT_EQ(pk[0], pk[lanes]) << p.name << " tag " << int{tag} << " lanes " << lanes;
+        EXPECT_EQ(sk[0], sk[lanes]) << p.name << " tag " << int{tag} << " lanes " << lanes;
+      }
+    }
+  }
+}
+
 class SignLookAhead : public BackendTest {};
 
 TEST_F(SignLookAhead, SameSignaturesForEveryLanesCountAndGroupSize) {
