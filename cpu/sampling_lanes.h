@@ -338,8 +338,12 @@ void expand_a_hash(mldsa::Poly* A, const uint8_t rho[32], unsigned k, unsigned l
       // Every lane's block to its buffer at once (the hash's and idle lanes' to spill).
       uint8_t* dst[W];
       for (unsigned w = 0; w < W; ++w) {
-        const bool poly = job[w] >= 0 && static_cast<unsigned>(job[w]) < na;  // ExpandS: a block at a time
-        dst[w] = poly ? buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0) : job[w] >= 0 ? buf[w] : spill;
+        if (job[w] < 0)
+          dst[w] = spill;
+        else if (static_cast<unsigned>(job[w]) >= na)  // ExpandS: parsed a block at a time
+          dst[w] = buf[w];
+        else
+          dst[w] = buf[w] + (blocks[w] < kBlocks ? blocks[w] * kRateA : 0);
       }
       Sponges<Ops>::template store_block<kRateA>(state, dst);
     } else if (kBeside) {  // the hash alone: due (all rows are final, so its blocks are there)
