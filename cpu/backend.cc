@@ -1,6 +1,7 @@
 // backend.cc - the backend table and its run-time choice.
 #include "cpu/backend.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string_view>
@@ -201,6 +202,16 @@ std::vector<const Backend*> backend_tables(std::string_view name) {
   for (const Candidate& c : kBackends)
     if (c.table != first && std::string_view(first->name) == c.table->name && cpu_supports(*c.table))
       out.push_back(c.table);
+  return out;
+}
+
+std::vector<std::string> backend_specs() {
+  std::vector<std::string> out = {"auto"};
+  for (const Candidate& c : kBackends) {
+    if (std::find(out.begin(), out.end(), c.table->name) == out.end()) out.emplace_back(c.table->name);
+    std::string spec = std::string(c.table->name) + '@' + c.table->tuning;
+    if (std::find(out.begin(), out.end(), spec) == out.end()) out.push_back(std::move(spec));
+  }
   return out;
 }
 

@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace mldsa {
 
@@ -250,6 +252,11 @@ const char* backend_tuning();
 // thread-safe against concurrent signing; call at start-up. MLDSA_ACCEL_CPU
 // in the environment does the same at first use.
 bool select_backend(std::string_view name);
+// Every spelling select_backend knows in this build, whether or not this CPU
+// runs it: "auto", each backend's name, and name@tuning for each of its
+// tables (e.g. "auto", "avx512", "avx512@zen5", "avx512@generic", ..., "ref",
+// "ref@generic"), for checking a configured name and saying what is allowed.
+std::vector<std::string> backend_specs();
 
 // Fills buf from the OS random source (getrandom); false on failure.
 bool os_random(uint8_t* buf, size_t len);

@@ -126,13 +126,13 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
     return true;
   }
   if (key == CONFIG_CPU_BACKEND) {
-    // A backend, optionally "@<tuning>" for one of its tables (cpu/backend.cc).
-    const size_t at = v.find('@');
-    const std::string name = v.substr(0, at), tuning = at == std::string::npos ? "" : v.substr(at + 1);
-    if ((name != "auto" && name != "avx512" && name != "avx2" && name != "neon" && name != "ref") ||
-        (at != std::string::npos && tuning != "generic" && tuning != "zen5")) {
-      *error = std::string(key) + ": '" + std::string(value) +
-               "' is not auto, avx512, avx2, neon or ref, optionally with @generic or @zen5";
+    // A backend, optionally "@<tuning>" for one of its tables: the core's
+    // own list of what this build has (cpu/backend.cc).
+    const std::vector<std::string> known = mldsa::backend_specs();
+    if (std::find(known.begin(), known.end(), v) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      *error = std::string(key) + ": '" + std::string(value) + "' is none of this build's " + list;
       return false;
     }
     cfg.cpu_backend = v;

@@ -5,6 +5,7 @@
 #include "provider/batch_queue.h"
 #include "provider/executors.h"
 #include "provider/router.h"
+#include "cpu/mldsa.h"
 #include "kernels/engine.h"
 #include "kernels/sim_device.h"
 
@@ -18,6 +19,7 @@
 
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -630,20 +632,30 @@ TEST(RouterConfig, KeysAndValues) {
   EXPECT_EQ(cfg.limits.capacity, 10u);
   EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "REF", &why));
   EXPECT_EQ(cfg.cpu_backend, "ref");
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "avx2@Zen5", &why));
-  EXPECT_EQ(cfg.cpu_backend, "avx2@zen5");
+  // Every spelling the core lists is taken (case-insensitively), and only those.
+  for (const std::string& spec : mldsa::backend_specs()) {
+    std::string upper = spec;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, upper, &why)) << upper << ": " << why;
+    EXPECT_EQ(cfg.cpu_backend, spec);
+  }
 
   const std::pair<const char*, const char*> bad[] = {
       {CONFIG_GPU, "maybe"},           {CONFIG_GPU_MIN_INFLIGHT, "-1"},   {CONFIG_GPU_MAX_BATCH, "0"},
       {CONFIG_GPU_MAX_BATCH, "12abc"}, {CONFIG_GPU_MAX_WAIT_US, ""},      {CONFIG_GPU_QUEUE_DEPTH, "99999999999"},
       {CONFIG_CPU_BACKEND, "sse2"},    {"gpu_speed", "1"},                {CONFIG_GPU_POLICY, "fast"},
       {CONFIG_CPU_BACKEND, "avx2@"},   {CONFIG_CPU_BACKEND, "avx2@zen9"}, {CONFIG_CPU_BACKEND, "@zen5"},
+      {CONFIG_CPU_BACKEND, "auto@zen5"}, {CONFIG_CPU_BACKEND, "ref@zen5"}, {CONFIG_CPU_BACKEND, "avx512 "},
   };
   for (const auto& [key, value] : bad) {
     why.clear();
     EXPECT_FALSE(apply_router_key(cfg, key, value, &why)) << key << "=" << value;
     EXPECT_NE(why.find(key), std::string::npos) << why;
   }
+  why.clear();
+  EXPECT_FALSE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "sse2", &why));
+  for (const std::string& spec : mldsa::backend_specs())  // the message says what is allowed
+    EXPECT_NE(why.find(spec), std::string::npos) << spec << " missing from: " << why;
 }
 
 TEST(RouterConfig, GpuOnWithoutGpuIsRefused) {
