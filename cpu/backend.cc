@@ -205,12 +205,17 @@ std::vector<const Backend*> backend_tables(std::string_view name) {
   return out;
 }
 
+// The grammar find() reads: "auto" or a name, optionally "@<tuning>" of a
+// table ("auto@<tuning>": the best backend with a table of that tuning).
 std::vector<std::string> backend_specs() {
   std::vector<std::string> out = {"auto"};
-  for (const Candidate& c : kBackends) {
-    if (std::find(out.begin(), out.end(), c.table->name) == out.end()) out.emplace_back(c.table->name);
-    std::string spec = std::string(c.table->name) + '@' + c.table->tuning;
+  const auto add = [&out](std::string spec) {
     if (std::find(out.begin(), out.end(), spec) == out.end()) out.push_back(std::move(spec));
+  };
+  for (const Candidate& c : kBackends) add(std::string("auto@") + c.table->tuning);
+  for (const Candidate& c : kBackends) {
+    add(c.table->name);
+    add(std::string(c.table->name) + '@' + c.table->tuning);
   }
   return out;
 }

@@ -253,9 +253,10 @@ const char* backend_tuning();
 // in the environment does the same at first use.
 bool select_backend(std::string_view name);
 // Every spelling select_backend knows in this build, whether or not this CPU
-// runs it: "auto", each backend's name, and name@tuning for each of its
-// tables (e.g. "auto", "avx512", "avx512@zen5", "avx512@generic", ..., "ref",
-// "ref@generic"), for checking a configured name and saying what is allowed.
+// runs it: "auto" and "auto@<tuning>", each backend's name, and name@tuning
+// for each of its tables (e.g. "auto", "auto@zen5", "auto@generic",
+// "avx512", "avx512@zen5", ..., "ref", "ref@generic"), for checking a
+// configured name and saying what is allowed.
 std::vector<std::string> backend_specs();
 
 // Fills buf from the OS random source (getrandom); false on failure.

@@ -3,6 +3,7 @@
 // here from /proc/cpuinfo rather than CPUID, so the two must agree.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <string>
@@ -76,6 +77,21 @@ TEST_F(Tables, RefAndAutoNeedNoTuning) {
   EXPECT_FALSE(select_backend("ref@zen5"));
   EXPECT_TRUE(select_backend("auto"));
   EXPECT_FALSE(select_backend("no-such-backend"));
+}
+
+// backend_specs() lists what select_backend reads: ref's and auto's spellings
+// (which every CPU runs, auto@generic down to ref) all select, and a
+// spelling it does not list does not.
+TEST_F(Tables, SpecsAreWhatSelectReads) {
+  const std::vector<std::string> specs = backend_specs();
+  for (const std::string& spec : specs) {
+    if (spec == "auto" || spec == "auto@generic" || spec.rfind("ref", 0) == 0) {
+      EXPECT_TRUE(select_backend(spec)) << spec;
+    }
+  }
+  EXPECT_NE(std::find(specs.begin(), specs.end(), "auto@generic"), specs.end());
+  EXPECT_EQ(std::find(specs.begin(), specs.end(), "ref@zen5"), specs.end());
+  EXPECT_FALSE(select_backend("ref@zen5"));
 }
 
 }  // namespace

@@ -645,7 +645,7 @@ TEST(RouterConfig, KeysAndValues) {
       {CONFIG_GPU_MAX_BATCH, "12abc"}, {CONFIG_GPU_MAX_WAIT_US, ""},      {CONFIG_GPU_QUEUE_DEPTH, "99999999999"},
       {CONFIG_CPU_BACKEND, "sse2"},    {"gpu_speed", "1"},                {CONFIG_GPU_POLICY, "fast"},
       {CONFIG_CPU_BACKEND, "avx2@"},   {CONFIG_CPU_BACKEND, "avx2@zen9"}, {CONFIG_CPU_BACKEND, "@zen5"},
-      {CONFIG_CPU_BACKEND, "auto@zen5"}, {CONFIG_CPU_BACKEND, "ref@zen5"}, {CONFIG_CPU_BACKEND, "avx512 "},
+      {CONFIG_CPU_BACKEND, "auto@zen9"}, {CONFIG_CPU_BACKEND, "ref@zen5"}, {CONFIG_CPU_BACKEND, "avx512 "},
   };
   for (const auto& [key, value] : bad) {
     why.clear();
