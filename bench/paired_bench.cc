@@ -11,9 +11,10 @@
 //
 // Operations, as a caller with encoded keys meets them: keygen (fresh
 // randomness, pk and sk bytes out), sign (from the encoded sk, 32-byte
-// message, hedged), verify (from the encoded pk). Ours: the core API
-// (PrivateKey::generate, sign_encoded, verify_encoded), one
-// column per backend table named in --ours; the table is switched between
+// message, hedged), verify (from the encoded pk). Ours: the core API as the
+// provider calls it (the seed or rnd drawn, then PrivateKey::from_seed,
+// sign_encoded; verify_encoded), one column per backend table named in
+// --ours; the table is switched between
 // blocks (NAME: the one this CPU gets; NAME@TUNING: that one, e.g.
 // avx2@generic, avx2@zen5; a ":no-mask-hash" or ":no-expand-a-hash" suffix:
 // the table without Backend::mask_hash or Backend::expand_a_hash;
@@ -26,11 +27,29 @@
 //   liboqs-avx2   DIR/liboqs-avx2/lib/liboqs.so  (no AVX-512, its SHA-3 included)
 //   pqcrystals    DIR/pqcrystals/libpqcrystals_dilithium{2,3,5}_avx2.so
 // An anchor that is not there is reported "not found" and left out; nothing
-// is downloaded. Before timing, each anchor's signature is checked with our
+// is downloaded.
+//
+// Randomness: every implementation draws from the same source, the
+// benchmark's random_bytes: getrandom (--rng os, the default: what the core
+// API, pq-crystals and liboqs built without OpenSSL draw from), or OpenSSL's
+// RAND_priv_bytes (--rng openssl: what the provider and liboqs's default
+// build, with OpenSSL, draw from). Their cost differs by platform (in the VM
+// of bench/RESULTS.md: getrandom 1.06 us a call with Debian 12's glibc, 0.12
+// us with Debian 13's vDSO one; RAND_priv_bytes 1.7 us with OpenSSL 3.0,
+// 1.4 us with 3.5) and is the same for every implementation, so it only
+// dilutes the ratios. liboqs gets it through
+// OQS_randombytes_custom_algorithm; pq-crystals calls `randombytes`, which
+// this program exports, and a library's call to its own global function goes
+// through its PLT, so ours is the one it reaches. Each implementation's
+// keygen is checked to draw from it. Before timing, each anchor's signature is checked with our
 // verify and ours with its verify (both are FIPS 204 ML-DSA), so a mismatched
 // library cannot slip into the table.
 #include <dlfcn.h>
+#include <openssl/rand.h>
+#include <sys/random.h>
 #include <time.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstdint>
@@ -60,6 +79,7 @@ struct Options {
   int block = 16;
   int runs = 5;
   bool wall = false;
+  bool os_rng = true;  // --rng os (the default) or openssl
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -89,6 +109,26 @@ double median(std::vector<double> v) {
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "bench_paired: %s\n", what.c_str());
   std::exit(1);
+}
+
+// The one source of randomness (see the top); draws counts its calls.
+bool g_os_rng = true;
+uint64_t g_draws = 0;
+void random_bytes(uint8_t* out, size_t n) {
+  ++g_draws;
+  if (!g_os_rng) {
+    if (RAND_priv_bytes(out, static_cast<int>(n)) != 1) die("RAND_priv_bytes failed");
+    return;
+  }
+  while (n > 0) {
+    const ssize_t got = getrandom(out, n, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      die("getrandom failed");
+    }
+    out += got;
+    n -= static_cast<size_t>(got);
+  }
 }
 
 // One implementation of one parameter set: keygen, sign, verify on bytes.
@@ -128,14 +168,18 @@ Impl ours(const Params& p, const std::string& spec) {
   }
   im.enter = [table] { use_backend_for_testing(table.get()); };
   im.keygen = [&p](uint8_t* pk, uint8_t* sk) {
+    uint8_t seed[SEED_BYTES];
+    random_bytes(seed, sizeof seed);
     std::unique_ptr<PrivateKey> key;
-    if (PrivateKey::generate(p, key) != Status::ok) return false;
+    if (PrivateKey::from_seed(p, seed, key) != Status::ok) return false;
     std::memcpy(pk, key->public_key().encoded().data(), p.pk_bytes);
     std::memcpy(sk, key->encoded().data(), p.sk_bytes);
     return true;
   };
   im.sign = [&p](uint8_t* sig, const uint8_t* msg, const uint8_t* sk) {
-    return sign_encoded(p, {sk, p.sk_bytes}, {msg, MSG_BYTES}, {}, nullptr, sig) == Status::ok;
+    uint8_t rnd[RND_BYTES];
+    random_bytes(rnd, sizeof rnd);
+    return sign_encoded(p, {sk, p.sk_bytes}, {msg, MSG_BYTES}, {}, rnd, sig) == Status::ok;
   };
   im.verify = [&p](const uint8_t* sig, const uint8_t* msg, const uint8_t* pk) {
     return verify_encoded(p, {pk, p.pk_bytes}, {msg, MSG_BYTES}, {}, {sig, p.sig_bytes}) == Status::ok;
@@ -158,6 +202,8 @@ bool liboqs(const Params& p, const std::string& variant, const std::string& dir,
   void* lib = open_lib(dir + "/" + variant + "/lib/liboqs.so");  // kept open for the process
   if (!lib) return false;
   if (auto init = sym<void (*)()>(lib, "OQS_init")) init();
+  using Rng = void (*)(uint8_t*, size_t);
+  if (auto custom = sym<void (*)(Rng)>(lib, "OQS_randombytes_custom_algorithm")) custom(random_bytes);
   const std::string n = std::to_string(p.id == ParamSet::ML_DSA_44 ? 44 : p.id == ParamSet::ML_DSA_65 ? 65 : 87);
   auto kp = sym<int (*)(uint8_t*, uint8_t*)>(lib, "OQS_SIG_ml_dsa_" + n + "_keypair");
   auto sg = sym<int (*)(uint8_t*, size_t*, const uint8_t*, size_t, const uint8_t*)>(
@@ -220,7 +266,9 @@ constexpr int POOL = 64;  // distinct signed messages verify cycles through
 Material prepare(const Params& p, Impl& im) {
   Material m{std::vector<uint8_t>(p.pk_bytes), std::vector<uint8_t>(p.sk_bytes), {}};
   im.enter();
+  const uint64_t draws = g_draws;
   if (!im.keygen(m.pk.data(), m.sk.data())) die(im.name + ": keygen failed");
+  if (g_draws == draws) die(im.name + ": keygen did not draw from the benchmark's randomness (see --rng)");
   uint8_t msg[MSG_BYTES];
   for (int i = 0; i < POOL; i++) {
     message(msg, i);
@@ -302,11 +350,15 @@ void usage() {
   std::fprintf(stderr,
                "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2@generic,avx2@zen5,avx2:no-mask-hash,avx2:no-expand-a-hash,avx512:keygen-lanes=022]\n"
                "                    [--sets 44,65,87]"
-               "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall]\n");
+               "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall] [--rng os|openssl]\n");
   std::exit(2);
 }
 
 }  // namespace
+
+// pq-crystals's randomness (its randombytes.h), exported to the libraries
+// this program loads (bench/CMakeLists.txt).
+extern "C" void randombytes(uint8_t* out, size_t n) { random_bytes(out, n); }
 
 int main(int argc, char** argv) {
   Options o;
@@ -324,6 +376,11 @@ int main(int argc, char** argv) {
     else if (a == "--block") o.block = std::atoi(val().c_str());
     else if (a == "--runs") o.runs = std::atoi(val().c_str());
     else if (a == "--wall") o.wall = true;
+    else if (a == "--rng") {
+      const std::string v = val();
+      if (v != "openssl" && v != "os") die("--rng takes openssl or os, not " + v);
+      o.os_rng = v == "os";
+    }
     else if (a == "--sets") {
       o.sets.clear();
       for (const std::string& s : split(val())) {
@@ -337,11 +394,14 @@ int main(int argc, char** argv) {
     if (op != "keygen" && op != "sign" && op != "verify") die("unknown operation " + op);
   if (o.calls < 1 || o.block < 1 || o.runs < 1) usage();
   if (o.ours.empty()) o.ours = {backend_name()};
+  g_os_rng = o.os_rng;
 
   std::printf("# bench_paired: %d calls per implementation and operation, blocks of %d, %d runs; %s time\n",
               o.calls, o.block, o.runs, o.wall ? "wall" : "thread CPU");
   std::printf("# anchors: %s\n", o.anchors.empty() ? "(none given: --anchors DIR)" : o.anchors.c_str());
   std::printf("# CPU: %s\n", cpu_model().c_str());
+  std::printf("# randomness: %s for every implementation\n",
+              o.os_rng ? "getrandom (--rng openssl: OpenSSL's instead)" : "OpenSSL's RAND_priv_bytes");
   bool header = false;
   for (ParamSet set : o.sets) {
     const Params& p = params(set);
