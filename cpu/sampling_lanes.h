@@ -32,9 +32,19 @@ struct alignas(64) Sponges {
   uint64_t s[25][W];
 
   // One absorbed block: a seed of seed_words whole lanes, then a 16-bit
-  // suffix per state, the SHAKE padding, and the rate's closing bit.
+  // suffix per state, the SHAKE padding, and the rate's closing bit. Written
+  // a whole vector at a time: the squeeze loads them so, and a vector load
+  // of lanes stored one by one is not forwarded from those stores (it waits
+  // until they reach the cache).
   void start(const uint8_t* seed, unsigned seed_words, const uint16_t* suffix, unsigned rate) {
-    for (unsigned w = 0; w < W; ++w) start_lane(w, seed, seed_words, suffix[w], rate);
+    using V = typename Ops::V;
+    alignas(64) uint64_t last[W];
+    for (unsigned w = 0; w < W; ++w) last[w] = suffix[w] | (uint64_t{mldsa::DS_SHAKE} << 16);
+    for (unsigned i = 0; i < 25; ++i) {
+      V v = i < seed_words ? Ops::splat(load64(seed + 8 * i)) : i == seed_words ? Ops::load(last) : Ops::splat(0);
+      if (i == rate / 8 - 1) v = Ops::xor2(v, Ops::splat(uint64_t{0x80} << 56));
+      Ops::store(s[i], v);
+    }
   }
   // The same for state w alone.
   void start_lane(unsigned w, const uint8_t* seed, unsigned seed_words, uint16_t suffix, unsigned rate) {
