@@ -11,11 +11,11 @@
 //
 // Operations, as a caller with encoded keys meets them: keygen (fresh
 // randomness, pk and sk bytes out), sign (from the encoded sk, 32-byte
-// message, hedged), verify (from the encoded pk). Ours: the core API as the
-// provider calls it (the seed or rnd drawn, then PrivateKey::from_seed,
-// sign_encoded; verify_encoded), one column per backend table named in
-// --ours; the table is switched between
-// blocks (NAME: the one this CPU gets; NAME@TUNING: that one, e.g.
+// message, hedged), verify (from the encoded pk). Ours: the core API (the
+// seed or rnd drawn first, as the provider draws them, then
+// PrivateKey::from_seed, sign_encoded; verify_encoded), one column per
+// backend table named in --ours; the table is switched between blocks
+// (NAME: the one this CPU gets; NAME@TUNING: that one, e.g.
 // avx2@generic, avx2@zen5; a ":no-mask-hash" or ":no-expand-a-hash" suffix:
 // the table without Backend::mask_hash or Backend::expand_a_hash;
 // ":keygen-lanes=DDD": Backend::keygen_lanes_shapes set to the three digits,
@@ -41,17 +41,18 @@
 // OQS_randombytes_custom_algorithm; pq-crystals calls `randombytes`, which
 // this program exports, and a library's call to its own global function goes
 // through its PLT, so ours is the one it reaches. Each implementation's
-// keygen is checked to draw from it. Before timing, each anchor's signature is checked with our
-// verify and ours with its verify (both are FIPS 204 ML-DSA), so a mismatched
-// library cannot slip into the table.
+// keygen is checked to draw from it.
+//
+// Before timing, each anchor's signature is checked with our verify and ours
+// with its verify (both are FIPS 204 ML-DSA), so a mismatched library cannot
+// slip into the table.
 #include <dlfcn.h>
 #include <openssl/rand.h>
 #include <sys/random.h>
 #include <time.h>
 
-#include <cerrno>
-
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
