@@ -48,11 +48,9 @@
 // slip into the table.
 #include <dlfcn.h>
 #include <openssl/rand.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -80,7 +78,6 @@ struct Options {
   int block = 16;
   int runs = 5;
   bool wall = false;
-  bool os_rng = true;  // --rng os (the default) or openssl
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -112,24 +109,14 @@ double median(std::vector<double> v) {
   std::exit(1);
 }
 
-// The one source of randomness (see the top); draws counts its calls.
+// The one source of randomness (see the top): getrandom through the core's
+// os_random, or OpenSSL's (--rng openssl); g_draws counts its calls.
 bool g_os_rng = true;
 uint64_t g_draws = 0;
 void random_bytes(uint8_t* out, size_t n) {
   ++g_draws;
-  if (!g_os_rng) {
-    if (RAND_priv_bytes(out, static_cast<int>(n)) != 1) die("RAND_priv_bytes failed");
-    return;
-  }
-  while (n > 0) {
-    const ssize_t got = getrandom(out, n, 0);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      die("getrandom failed");
-    }
-    out += got;
-    n -= static_cast<size_t>(got);
-  }
+  if (g_os_rng ? !os_random(out, n) : RAND_priv_bytes(out, static_cast<int>(n)) != 1)
+    die(g_os_rng ? "getrandom failed" : "RAND_priv_bytes failed");
 }
 
 // One implementation of one parameter set: keygen, sign, verify on bytes.
@@ -380,7 +367,7 @@ int main(int argc, char** argv) {
     else if (a == "--rng") {
       const std::string v = val();
       if (v != "openssl" && v != "os") die("--rng takes openssl or os, not " + v);
-      o.os_rng = v == "os";
+      g_os_rng = v == "os";
     }
     else if (a == "--sets") {
       o.sets.clear();
@@ -395,14 +382,13 @@ int main(int argc, char** argv) {
     if (op != "keygen" && op != "sign" && op != "verify") die("unknown operation " + op);
   if (o.calls < 1 || o.block < 1 || o.runs < 1) usage();
   if (o.ours.empty()) o.ours = {backend_name()};
-  g_os_rng = o.os_rng;
 
   std::printf("# bench_paired: %d calls per implementation and operation, blocks of %d, %d runs; %s time\n",
               o.calls, o.block, o.runs, o.wall ? "wall" : "thread CPU");
   std::printf("# anchors: %s\n", o.anchors.empty() ? "(none given: --anchors DIR)" : o.anchors.c_str());
   std::printf("# CPU: %s\n", cpu_model().c_str());
   std::printf("# randomness: %s for every implementation\n",
-              o.os_rng ? "getrandom (--rng openssl: OpenSSL's instead)" : "OpenSSL's RAND_priv_bytes");
+              g_os_rng ? "getrandom (--rng openssl: OpenSSL's instead)" : "OpenSSL's RAND_priv_bytes");
   bool header = false;
   for (ParamSet set : o.sets) {
     const Params& p = params(set);
