@@ -39,10 +39,10 @@ struct alignas(64) Sponges {
   void start(const uint8_t* seed, unsigned seed_words, const uint16_t* suffix, unsigned rate) {
     using V = typename Ops::V;
     alignas(64) uint64_t last[W];
-    for (unsigned w = 0; w < W; ++w) last[w] = suffix[w] | (uint64_t{mldsa::DS_SHAKE} << 16);
+    for (unsigned w = 0; w < W; ++w) last[w] = suffix_lane(suffix[w]);
     for (unsigned i = 0; i < 25; ++i) {
       V v = i < seed_words ? Ops::splat(load64(seed + 8 * i)) : i == seed_words ? Ops::load(last) : Ops::splat(0);
-      if (i == rate / 8 - 1) v = Ops::xor2(v, Ops::splat(uint64_t{0x80} << 56));
+      if (i == rate / 8 - 1) v = Ops::xor2(v, Ops::splat(kRateEnd));
       Ops::store(s[i], v);
     }
   }
@@ -50,9 +50,13 @@ struct alignas(64) Sponges {
   void start_lane(unsigned w, const uint8_t* seed, unsigned seed_words, uint16_t suffix, unsigned rate) {
     for (unsigned i = 0; i < 25; ++i) s[i][w] = 0;
     for (unsigned i = 0; i < seed_words; ++i) std::memcpy(&s[i][w], seed + 8 * i, 8);
-    s[seed_words][w] = suffix | (uint64_t{mldsa::DS_SHAKE} << 16);
-    s[rate / 8 - 1][w] ^= uint64_t{0x80} << 56;
+    s[seed_words][w] = suffix_lane(suffix);
+    s[rate / 8 - 1][w] ^= kRateEnd;
   }
+  // The lane after the seed (the suffix, then SHAKE's domain bits) and the
+  // rate's closing bit, in its last lane.
+  static uint64_t suffix_lane(uint16_t suffix) { return suffix | (uint64_t{mldsa::DS_SHAKE} << 16); }
+  static constexpr uint64_t kRateEnd = uint64_t{0x80} << 56;
   // A sponge of kRate beside the others in state w: absorbs msg's next block
   // (from absorbed on, which it advances), padded with SHAKE's suffix when it
   // is the last; true once the padded block is in.
