@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# routing_bench.sh - the measured routing policy (provider/route_policy.h)
+# routing_bench.sh - the measured routing policy (route/route_policy.h)
 # against simulated devices from 10x slower than this machine's CPU to 100x
 # faster: provider throughput through EVP (mldsa-accel-bench) with 16 threads
 # and with 64 ASYNC jobs, and a lone caller's p99 latency, each next to the

@@ -13,8 +13,6 @@
 
 namespace mldsa::prov {
 
-class Router;  // provider/router.h
-
 // Settings from the provider's openssl.cnf section (and MLDSA_ACCEL_* overrides).
 struct Config {
   bool retain_seed = true;    // ml-dsa.retain_seed: keep the seed in generated/loaded keys
@@ -32,7 +30,6 @@ struct ProvCtx {
   OSSL_LIB_CTX* libctx = nullptr;  // child library context: hashing, RNG, ASN.1 go through it
   Config config;
   std::string core_version;        // the running libcrypto's version ("3.0.19"), from the core
-  Router* router = nullptr;        // owned: CPU now or GPU batch queue, per request (provider/router.h)
 };
 
 // Config keys (OpenSSL 3.5's names) and their environment overrides.

@@ -4,7 +4,7 @@
 #include "provider/capabilities.h"
 #include "provctx/errors.h"
 #include "provctx/provctx.h"
-#include "provider/router.h"
+#include "provider/instance.h"
 #include "provider/signature.h"
 #ifdef MLDSA_HAVE_ENCODERS
 #include "encoders/encoders.h"
@@ -16,6 +16,7 @@
 #include <openssl/opensslv.h>
 #include <openssl/params.h>
 
+#include <cstdio>
 #include <memory>
 #include <new>
 #include <string>
@@ -32,12 +33,26 @@ namespace {
 constexpr const char* kName = "mldsa-accel";
 constexpr const char* kBuildInfo = "mldsa-accel " MLDSA_ACCEL_VERSION " (FIPS 204), built with " OPENSSL_VERSION_TEXT;
 
+// Provider parameters that report where the work goes.
+constexpr const char* PARAM_CPU_BACKEND = "cpu-backend";          // utf8: "avx512"
+constexpr const char* PARAM_CPU_TUNING = "cpu-tuning";            // utf8: "zen5" or "generic" (its table)
+constexpr const char* PARAM_GPU_DEVICES = "gpu-devices";          // utf8: "NVIDIA H200 ..." or "none: <reason>"
+constexpr const char* PARAM_REQUESTS_CPU = "requests-cpu";        // uint64: computed at once on the CPU
+constexpr const char* PARAM_REQUESTS_QUEUED = "requests-queued";  // uint64: completed through the batch queue
+constexpr const char* PARAM_QUEUE_FULL = "requests-queue-full";   // uint64: refused by the queue, ran on the CPU
+constexpr const char* PARAM_BATCHES = "batches";                  // uint64: handed to the executor
+constexpr const char* PARAM_MEAN_BATCH = "mean-batch-size";       // utf8 "12.50" (or a double, if asked for one)
+constexpr const char* PARAM_FALLBACKS = "fallbacks";              // uint64: items recomputed after executor errors
+constexpr const char* PARAM_GPU_POLICY = "gpu-policy";            // utf8: "measured" or "always"
+constexpr const char* PARAM_GPU_MAX_BATCH = "gpu-max-batch";      // uint64: the batch limit in use (0: no GPU)
+constexpr const char* PARAM_GPU_MODEL = "gpu-model";              // utf8 string: what the policy measured, per lane
+
 const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, nullptr, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, nullptr, 0),
     OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
     OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr),  // int, as the default provider declares it
-    // Routing (provider/router.h).
+    // Routing (route/router.h).
     OSSL_PARAM_utf8_ptr(PARAM_CPU_BACKEND, nullptr, 0),
     OSSL_PARAM_utf8_ptr(PARAM_CPU_TUNING, nullptr, 0),
     OSSL_PARAM_utf8_ptr(PARAM_GPU_DEVICES, nullptr, 0),
@@ -55,6 +70,46 @@ const OSSL_PARAM kGettable[] = {
 
 const OSSL_PARAM* prov_gettable_params(void* /*provctx*/) { return kGettable; }
 
+// The routing parameters: what the router did and what it knows.
+bool routing_params(route::Router& router, OSSL_PARAM params[]) {
+  OSSL_PARAM* p;
+  if ((p = OSSL_PARAM_locate(params, PARAM_CPU_BACKEND)) != nullptr &&
+      !OSSL_PARAM_set_utf8_ptr(p, mldsa::backend_name()))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_CPU_TUNING)) != nullptr &&
+      !OSSL_PARAM_set_utf8_ptr(p, mldsa::backend_tuning()))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_DEVICES)) != nullptr &&
+      !OSSL_PARAM_set_utf8_ptr(p, router.gpu_devices().c_str()))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_POLICY)) != nullptr &&
+      !OSSL_PARAM_set_utf8_ptr(p, router.gpu_policy() == route::GpuPolicy::always ? "always" : "measured"))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_MAX_BATCH)) != nullptr && !OSSL_PARAM_set_uint64(p, router.max_batch()))
+    return false;
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_MODEL)) != nullptr) {
+    const std::string text = router.policy() != nullptr ? router.policy()->describe() : "none: no GPU in use";
+    if (!OSSL_PARAM_set_utf8_string(p, text.c_str())) return false;
+  }
+  const route::RouterCounters c = router.counters();
+  const std::pair<const char*, uint64_t> numbers[] = {
+      {PARAM_REQUESTS_CPU, c.cpu}, {PARAM_REQUESTS_QUEUED, c.queued}, {PARAM_QUEUE_FULL, c.queue_full},
+      {PARAM_BATCHES, c.batches},  {PARAM_FALLBACKS, c.fallbacks},
+  };
+  for (const auto& [name, value] : numbers) {
+    if ((p = OSSL_PARAM_locate(params, name)) != nullptr && !OSSL_PARAM_set_uint64(p, value)) return false;
+  }
+  if ((p = OSSL_PARAM_locate(params, PARAM_MEAN_BATCH)) != nullptr) {
+    // Declared as text ("12.50"), which `openssl list -providers -verbose`
+    // can print; a caller asking for a double gets one.
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", c.mean_batch);
+    if (p->data_type == OSSL_PARAM_REAL ? !OSSL_PARAM_set_double(p, c.mean_batch) : !OSSL_PARAM_set_utf8_string(p, text))
+      return false;
+  }
+  return true;
+}
+
 int prov_get_params(void* provctx, OSSL_PARAM params[]) {
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != nullptr && !OSSL_PARAM_set_utf8_ptr(p, kName))
@@ -66,8 +121,8 @@ int prov_get_params(void* provctx, OSSL_PARAM params[]) {
       !OSSL_PARAM_set_utf8_ptr(p, kBuildInfo))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != nullptr && !OSSL_PARAM_set_int(p, 1)) return 0;
-  Router* router = provctx ? static_cast<ProvCtx*>(provctx)->router : nullptr;
-  if (router != nullptr && !router->get_params(params)) return 0;
+  Instance* in = instance_of(provctx);
+  if (in != nullptr && in->router != nullptr && !routing_params(*in->router, params)) return 0;
   return 1;
 }
 
@@ -87,12 +142,12 @@ const OSSL_ALGORITHM* prov_query_operation(void* /*provctx*/, int operation_id, 
 const OSSL_ITEM* prov_get_reason_strings(void* /*provctx*/) { return reason_strings(); }
 
 void prov_teardown(void* provctx) {
-  ProvCtx* ctx = static_cast<ProvCtx*>(provctx);
-  if (ctx == nullptr) return;
+  Instance* in = instance_of(provctx);
+  if (in == nullptr) return;
   // Queued requests complete (on the CPU) before anything they use goes.
-  delete ctx->router;
-  OSSL_LIB_CTX_free(ctx->libctx);
-  delete ctx;
+  in->router.reset();
+  OSSL_LIB_CTX_free(in->libctx);
+  delete in;
 }
 
 #define MLDSA_FN(id, f) {id, reinterpret_cast<void (*)(void)>(f)}
@@ -180,7 +235,7 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
                                                                          void** provctx) {
   using namespace mldsa::prov;
   const CoreFunctions core = core_functions(in);
-  ProvCtx* ctx = new (std::nothrow) ProvCtx;
+  Instance* ctx = new (std::nothrow) Instance;
   if (ctx == nullptr) return 0;
   ctx->handle = handle;
   ctx->errors = error_sink(handle, in);
@@ -192,23 +247,22 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
   ctx->core_version = core_version(handle, core);
   {
     // Routing: a bad setting, or gpu = on without a GPU, refuses the load.
-    RouterConfig rc;
+    mldsa::route::RouterConfig rc;
     std::string why;
-    if (!read_router_config(handle, core.get_params, rc, &why)) return MLDSA_REFUSE(ctx, R_BAD_CONFIG, why.c_str());
+    if (!mldsa::route::read_router_config(handle, core.get_params, rc, &why)) return MLDSA_REFUSE(ctx, R_BAD_CONFIG, why.c_str());
     bool no_gpu = false;
-    std::unique_ptr<Router> router = Router::create(rc, &why, &no_gpu);
-    if (router == nullptr) {
+    ctx->router = mldsa::route::Router::create(rc, &why, &no_gpu);
+    if (ctx->router == nullptr) {
       // "gpu = on, but none: no CUDA device": the reason says the first half.
       constexpr std::string_view kGpuOn = "gpu = on, but ";
       if (no_gpu && why.starts_with(kGpuOn)) why.erase(0, kGpuOn.size());
       return MLDSA_REFUSE(ctx, no_gpu ? R_GPU_UNAVAILABLE : R_BAD_CONFIG, why.c_str());
     }
-    ctx->router = router.release();
   }
   // Without these certificates signed with ML-DSA would not verify: refuse
   // to load rather than half work.
   if (!register_objects(handle, core)) return MLDSA_REFUSE(ctx, R_INTERNAL_ERROR, "cannot register the ML-DSA OIDs");
   *out = kProviderFunctions;
-  *provctx = ctx;
+  *provctx = static_cast<ProvCtx*>(ctx);
   return 1;
 }

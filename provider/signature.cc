@@ -18,7 +18,7 @@
 #include "keymgmt/key.h"
 #include "provctx/errors.h"
 #include "provctx/provctx.h"
-#include "provider/router.h"
+#include "provider/instance.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -336,7 +336,7 @@ int sign_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], uint8_t* sig, siz
     if (RAND_priv_bytes_ex(c->provctx->libctx, rnd, c->key->params->rnd_bytes, 0) <= 0) r = nullptr;
     ERR_pop_to_mark();
   }
-  // CPU now or a GPU batch (provider/router.h); the same bytes either way.
+  // CPU now or a GPU batch (route/router.h); the same bytes either way.
   mldsa::Status st = routed_sign(c->provctx, *c->key->priv, mu, r, sig);
   OPENSSL_cleanse(rnd, sizeof rnd);
   if (st != mldsa::Status::ok) {

@@ -2,13 +2,13 @@
 // (a clock of its own): what it decides with the CPU unmeasured, a device
 // faster or slower than the CPU, probes and their back-off, the fitted
 // line, following a device whose speed changes, and lanes kept apart.
-#include "provider/route_policy.h"
+#include "route/route_policy.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 namespace {
 
 const Params& p44() { return params(ParamSet::ML_DSA_44); }
@@ -204,8 +204,8 @@ TEST(RoutePolicy, ADeviceThatDeliversLessThanTheCpuIsLeftForABackOff) {
   const Params& p = p44();
   const BatchOp op = BatchOp::verify;
   line_says_device(rp, p, op, 10 * kUs);  // one core: 100k/s; 64 in 82 us on the device: 780k/s
-  auto cpu_window = [&](int64_t t, int n) { return mldsa::prov::cpu_window(rp, p, op, t, n); };
-  auto device_window = [&](int64_t t, int n) { return mldsa::prov::device_window(rp, p, op, t, n); };
+  auto cpu_window = [&](int64_t t, int n) { return mldsa::route::cpu_window(rp, p, op, t, n); };
+  auto device_window = [&](int64_t t, int n) { return mldsa::route::device_window(rp, p, op, t, n); };
   const RoutePolicy::Demand d{64, 1, true};  // ASYNC jobs
   int64_t t = 0;
   EXPECT_TRUE(rp.use_device(p, op, d, t)) << "the line alone: device";  // opens the first window
@@ -286,8 +286,8 @@ TEST(RoutePolicy, ACloseCallAgainstAnOldCpuRateMeasuresTheCpuAgain) {
   const BatchOp op = BatchOp::verify;
   line_says_device(rp, p, op, 40 * kUs);  // one core: 25k/s
   const RoutePolicy::Demand d{64, 1, true};
-  auto cpu_window = [&](int64_t t, int n) { return mldsa::prov::cpu_window(rp, p, op, t, n); };
-  auto device_window = [&](int64_t t, int n) { return mldsa::prov::device_window(rp, p, op, t, n); };
+  auto cpu_window = [&](int64_t t, int n) { return mldsa::route::cpu_window(rp, p, op, t, n); };
+  auto device_window = [&](int64_t t, int n) { return mldsa::route::device_window(rp, p, op, t, n); };
   int64_t t = 0;
   EXPECT_TRUE(rp.use_device(p, op, d, t));  // opens the first window
   t = cpu_window(t, 1500);                  // a low reading: 30k/s
@@ -313,10 +313,10 @@ TEST(RoutePolicy, ACloseCallAgainstAnOldCpuRateMeasuresTheCpuAgain) {
   line_says_device(fast, p, op, 40 * kUs);
   t = 0;
   EXPECT_TRUE(fast.use_device(p, op, d, t));
-  t = mldsa::prov::cpu_window(fast, p, op, t, 1500);
+  t = mldsa::route::cpu_window(fast, p, op, t, 1500);
   EXPECT_TRUE(fast.use_device(p, op, d, t));
   for (int64_t start = t; t - start <= 3 * RoutePolicy::kCpuRateRefresh;) {
-    t = mldsa::prov::device_window(fast, p, op, t, 3072);  // 61k/s: over twice 30k/s
+    t = mldsa::route::device_window(fast, p, op, t, 3072);  // 61k/s: over twice 30k/s
     EXPECT_TRUE(fast.use_device(p, op, d, t)) << "t = " << t;
   }
 }
@@ -332,4 +332,4 @@ TEST(RoutePolicy, CpuSamplesAverage) {
 }
 
 }  // namespace
-}  // namespace mldsa::prov
+}  // namespace mldsa::route

@@ -2,9 +2,10 @@
 // provider): routed results against the core's, threads, ASYNC jobs paused
 // and resumed from one thread, executor faults, a full queue, stopping with
 // requests in flight, and the routing settings.
-#include "provider/batch_queue.h"
-#include "provider/executors.h"
-#include "provider/router.h"
+#include "route/batch_queue.h"
+#include "route/gpu_executor.h"
+#include "route/test_executors.h"
+#include "route/router.h"
 #include "cpu/mldsa.h"
 #include "kernels/engine.h"
 #include "kernels/sim_device.h"
@@ -28,7 +29,7 @@
 #include <thread>
 #include <vector>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 namespace {
 
 using namespace std::chrono_literals;
@@ -840,4 +841,4 @@ TEST(GpuExecutor, HungKernelTimesOutAndFallsBack) {
 }
 
 }  // namespace
-}  // namespace mldsa::prov
+}  // namespace mldsa::route

@@ -1,8 +1,9 @@
 // router.cc - routing decisions, the routing settings, and the counters the
 // provider reports.
-#include "provider/router.h"
+#include "route/router.h"
 
-#include "provider/executors.h"
+#include "route/gpu_executor.h"
+#include "route/test_executors.h"
 
 #include <openssl/params.h>
 
@@ -15,7 +16,7 @@
 #include <cstdlib>
 #include <thread>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 
 namespace {
 
@@ -384,63 +385,9 @@ const std::string& Router::gpu_devices() {
   return devices_;
 }
 
-bool Router::get_params(OSSL_PARAM params[]) {
-  OSSL_PARAM* p;
-  if ((p = OSSL_PARAM_locate(params, PARAM_CPU_BACKEND)) != nullptr &&
-      !OSSL_PARAM_set_utf8_ptr(p, mldsa::backend_name()))
-    return false;
-  if ((p = OSSL_PARAM_locate(params, PARAM_CPU_TUNING)) != nullptr &&
-      !OSSL_PARAM_set_utf8_ptr(p, mldsa::backend_tuning()))
-    return false;
-  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_DEVICES)) != nullptr &&
-      !OSSL_PARAM_set_utf8_ptr(p, gpu_devices().c_str()))
-    return false;
-  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_POLICY)) != nullptr &&
-      !OSSL_PARAM_set_utf8_ptr(p, cfg_.policy == GpuPolicy::always ? "always" : "measured"))
-    return false;
-  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_MAX_BATCH)) != nullptr &&
-      !OSSL_PARAM_set_uint64(p, probed() && queue_ != nullptr ? queue_->limits().max_batch : 0))
-    return false;
-  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_MODEL)) != nullptr) {
-    const std::string text = policy() != nullptr ? policy()->describe() : "none: no GPU in use";
-    if (!OSSL_PARAM_set_utf8_string(p, text.c_str())) return false;
-  }
-  const RouterCounters c = counters();
-  const std::pair<const char*, uint64_t> numbers[] = {
-      {PARAM_REQUESTS_CPU, c.cpu}, {PARAM_REQUESTS_QUEUED, c.queued}, {PARAM_QUEUE_FULL, c.queue_full},
-      {PARAM_BATCHES, c.batches},  {PARAM_FALLBACKS, c.fallbacks},
-  };
-  for (const auto& [name, value] : numbers) {
-    if ((p = OSSL_PARAM_locate(params, name)) != nullptr && !OSSL_PARAM_set_uint64(p, value)) return false;
-  }
-  if ((p = OSSL_PARAM_locate(params, PARAM_MEAN_BATCH)) != nullptr) {
-    // Declared as text ("12.50"), which `openssl list -providers -verbose`
-    // can print; a caller asking for a double gets one.
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", c.mean_batch);
-    if (p->data_type == OSSL_PARAM_REAL ? !OSSL_PARAM_set_double(p, c.mean_batch) : !OSSL_PARAM_set_utf8_string(p, text))
-      return false;
-  }
-  return true;
-}
-
 void Router::stop() {
   // After a probe only: stopping must not initialise the GPU.
   if (probed() && queue_ != nullptr) queue_->stop();
 }
 
-// ---------------------------------------------------------------------------
-
-mldsa::Status routed_sign(ProvCtx* ctx, const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES],
-                          const uint8_t* rnd, uint8_t* sig) {
-  if (ctx == nullptr || ctx->router == nullptr) return mldsa::sign_mu(key, {mu, mldsa::MU_BYTES}, rnd, sig);
-  return ctx->router->sign(key, mu, rnd, sig);
-}
-
-mldsa::Status routed_verify(ProvCtx* ctx, const mldsa::PublicKey& key, const uint8_t mu[mldsa::MU_BYTES],
-                            std::span<const uint8_t> sig) {
-  if (ctx == nullptr || ctx->router == nullptr) return mldsa::verify_mu(key, {mu, mldsa::MU_BYTES}, sig);
-  return ctx->router->verify(key, mu, sig);
-}
-
-}  // namespace mldsa::prov
+}  // namespace mldsa::route

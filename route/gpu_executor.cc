@@ -1,12 +1,12 @@
 // gpu_executor.cc - the GPU engine (kernels/engine.h) as a BatchExecutor: on
 // CUDA, or on the simulated device with MLDSA_ACCEL_SIM_DEVICES=N.
 #include "kernels/engine.h"
-#include "provider/executors.h"
+#include "route/gpu_executor.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 
 namespace {
 
@@ -99,4 +99,4 @@ std::shared_ptr<BatchExecutor> make_gpu_executor(std::shared_ptr<gpu::Platform> 
   return std::make_shared<GpuExecutor>(std::move(engine));
 }
 
-}  // namespace mldsa::prov
+}  // namespace mldsa::route

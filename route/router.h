@@ -6,15 +6,14 @@
 //   bulk, gpu_policy = always                     -> queue
 //   bulk, gpu_policy = measured (the default)     -> queue while the device is
 //     predicted to finish the requests at hand sooner than the CPU cores
-//     (provider/route_policy.h), else CPU
+//     (route/route_policy.h), else CPU
 // Queued, a thread blocks or an ASYNC job pauses until its batch is done. The
 // queue refusing (full: back-pressure) or the executor failing sends the
 // request to the CPU as well; no request is lost or failed by the GPU.
 #pragma once
 
-#include "provider/batch_queue.h"
-#include "provider/route_policy.h"
-#include "provctx/provctx.h"
+#include "route/batch_queue.h"
+#include "route/route_policy.h"
 
 #include <openssl/core_dispatch.h>
 
@@ -26,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 
 enum class GpuMode { automatic, on, off };
 enum class GpuPolicy { measured, always };
@@ -73,20 +72,7 @@ bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view 
 bool read_router_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn* core_get_params,
                         RouterConfig& cfg, std::string* error);
 
-// Provider parameters (OSSL_PROVIDER_get_params) the router answers.
-inline constexpr const char* PARAM_CPU_BACKEND = "cpu-backend";          // utf8: "avx512"
-inline constexpr const char* PARAM_CPU_TUNING = "cpu-tuning";            // utf8: "zen5" or "generic" (its table)
-inline constexpr const char* PARAM_GPU_DEVICES = "gpu-devices";          // utf8: "NVIDIA H200 ..." or "none: <reason>"
-inline constexpr const char* PARAM_REQUESTS_CPU = "requests-cpu";        // uint64: computed at once on the CPU
-inline constexpr const char* PARAM_REQUESTS_QUEUED = "requests-queued";  // uint64: completed through the batch queue
-inline constexpr const char* PARAM_QUEUE_FULL = "requests-queue-full";   // uint64: refused by the queue, ran on the CPU
-inline constexpr const char* PARAM_BATCHES = "batches";                  // uint64: handed to the executor
-inline constexpr const char* PARAM_MEAN_BATCH = "mean-batch-size";       // utf8 "12.50" (or a double, if asked for one)
-inline constexpr const char* PARAM_FALLBACKS = "fallbacks";              // uint64: items recomputed after executor errors
-inline constexpr const char* PARAM_GPU_POLICY = "gpu-policy";            // utf8: "measured" or "always"
-inline constexpr const char* PARAM_GPU_MAX_BATCH = "gpu-max-batch";      // uint64: the batch limit in use (0: no GPU)
-inline constexpr const char* PARAM_GPU_MODEL = "gpu-model";              // utf8 string: what the policy measured, per lane
-
+// What the router did and what it knows, for the provider's parameters.
 struct RouterCounters {
   uint64_t cpu = 0, queued = 0, queue_full = 0, batches = 0, failed_batches = 0, fallbacks = 0;
   double mean_batch = 0;
@@ -115,8 +101,9 @@ class Router {
   const RoutePolicy* policy() const { return probed() ? policy_.get() : nullptr; }
   // The GPU devices, or "none: <reason>" (probes the GPU with gpu = auto).
   const std::string& gpu_devices();
-  // Answers the PARAM_* the array asks for; false if one cannot be set.
-  bool get_params(OSSL_PARAM params[]);
+  GpuPolicy gpu_policy() const { return cfg_.policy; }
+  // The batch limit in use (0: no GPU in use, or not probed yet).
+  size_t max_batch() const { return probed() && queue_ != nullptr ? queue_->limits().max_batch : 0; }
   // Completes queued requests on the CPU and stops the dispatcher; later
   // requests run on the CPU.
   void stop();
@@ -151,11 +138,4 @@ class Router {
   std::atomic<uint64_t> cpu_{0}, queued_{0}, queue_full_{0};
 };
 
-// The signature path's entry points: through the provider's router, or the
-// core directly when it has none.
-mldsa::Status routed_sign(ProvCtx* ctx, const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES],
-                          const uint8_t* rnd, uint8_t* sig);
-mldsa::Status routed_verify(ProvCtx* ctx, const mldsa::PublicKey& key, const uint8_t mu[mldsa::MU_BYTES],
-                            std::span<const uint8_t> sig);
-
-}  // namespace mldsa::prov
+}  // namespace mldsa::route

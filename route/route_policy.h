@@ -55,7 +55,7 @@
 #pragma once
 
 #include "cpu/mldsa.h"
-#include "provider/batch_queue.h"
+#include "route/batch_queue.h"
 
 #include <atomic>
 #include <chrono>
@@ -63,7 +63,7 @@
 #include <mutex>
 #include <string>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 
 class RoutePolicy {
  public:
@@ -150,4 +150,4 @@ class RoutePolicy {
   Lane lanes_[kLanes];
 };
 
-}  // namespace mldsa::prov
+}  // namespace mldsa::route

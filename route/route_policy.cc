@@ -1,12 +1,12 @@
 // route_policy.cc - see route_policy.h.
-#include "provider/route_policy.h"
+#include "route/route_policy.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 
 namespace {
 
@@ -220,4 +220,4 @@ std::string RoutePolicy::describe() const {
   return out.empty() ? "nothing measured yet" : out;
 }
 
-}  // namespace mldsa::prov
+}  // namespace mldsa::route

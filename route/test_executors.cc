@@ -1,11 +1,10 @@
-// executors.cc - the test executor and the fault-injection wrapper (the GPU
-// engine's adapter is gpu_executor.cc).
-#include "provider/executors.h"
+// test_executors.cc - the test executor and the fault-injection wrapper.
+#include "route/test_executors.h"
 
 #include <atomic>
 #include <cstring>
 
-namespace mldsa::prov {
+namespace mldsa::route {
 
 namespace {
 
@@ -71,4 +70,4 @@ std::shared_ptr<BatchExecutor> with_faults(std::shared_ptr<BatchExecutor> inner,
   return std::make_shared<FaultyExecutor>(std::move(inner), every_k);
 }
 
-}  // namespace mldsa::prov
+}  // namespace mldsa::route
