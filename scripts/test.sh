@@ -153,6 +153,10 @@ if [ -x /usr/local/cuda/bin/nvcc ] && [ -f "$repo/kernels/cuda.cmake" ]; then
   cuda_opts=(-DMLDSA_ACCEL_CUDA=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc -DCMAKE_CUDA_ARCHITECTURES=90)
 fi
 release_stage() {
+  # nvdisasm for the GPU cost model's test (gpumodel.predictions; skipped without it).
+  if [ ${#cuda_opts[@]} -gt 0 ] && [ -z "${NVDISASM:-}" ] && [ -x "$repo/scripts/fetch-cuda-tools.sh" ]; then
+    NVDISASM=$("$repo/scripts/fetch-cuda-tools.sh") && export NVDISASM || echo "test.sh: fetch-cuda-tools.sh failed"
+  fi
   configure_and_build "$build_root/build" -DCMAKE_BUILD_TYPE=Release "${cuda_opts[@]}" &&
     run_ctest "$build_root/build" -LE servers
 }

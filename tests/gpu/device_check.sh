@@ -7,21 +7,30 @@
 # thread-per-task kernels and once with the cooperative ones
 # (MLDSA_ACCEL_GPU_KERNELS=coop); the ptxas resource table; the engine
 # benchmark for both kernel sets (every result checked against the core
-# outside the timing) and their rates side by side; the router's GPU executor
-# on CUDA; the provider's bulk tool routed through the GPU (threads, then
-# ASYNC jobs) next to its CPU-only run; then a short table.
-# Finishes within 8 minutes there. Exit 0: all passed; 1: a failure;
-# 77: no CUDA device (the CUDA tests reported themselves skipped).
+# outside the timing) and their rates side by side, each next to the cost
+# model's prediction (bench/gpu_model.py, when nvdisasm is at hand: set
+# NVDISASM or carry scripts/fetch-cuda-tools.sh's cache); the router's GPU
+# executor on CUDA; the provider's bulk tool routed through the GPU (threads,
+# then ASYNC jobs) next to its CPU-only run; then a short table.
+# Before any of it: the driver must support the CUDA runtime the build uses
+# (CUDA 13 needs driver >= 580, 12 >= 525, 11 >= 450), said plainly.
+# Every step runs under bash with pipefail: a failing command fails its step
+# even when its output goes through tee.
+# Sized for 8 minutes on 16 cores with the build (not yet timed on the H200:
+# the budget per step cuts a slow one off as NOT RUN / FAIL). Exit 0: all
+# passed; 1: a failure; 77: no CUDA device (the CUDA tests reported
+# themselves skipped, or no GPU is listed).
 #
 # Environment: BUILD_DIR (default build-device), JOBS (16),
-# MLDSA_ACCEL_GPU_CASES (100000), MLDSA_ACCEL_GPU_BATCHES (10000,100000,1000000),
-# MLDSA_ACCEL_GPU_SETS (44,65,87).
+# MLDSA_ACCEL_GPU_CASES (20000), MLDSA_ACCEL_GPU_BATCHES (10000,100000; and
+# 1000000 for ML-DSA-44 alone), MLDSA_ACCEL_GPU_SETS (44,65,87).
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${BUILD_DIR:-$repo/build-device}
 jobs=${JOBS:-16}
-export MLDSA_ACCEL_GPU_CASES=${MLDSA_ACCEL_GPU_CASES:-100000}
-export MLDSA_ACCEL_GPU_BATCHES=${MLDSA_ACCEL_GPU_BATCHES:-10000,100000,1000000}
+export MLDSA_ACCEL_GPU_CASES=${MLDSA_ACCEL_GPU_CASES:-20000}
+export MLDSA_ACCEL_GPU_BATCHES=${MLDSA_ACCEL_GPU_BATCHES:-10000,100000}
+big_batch=${MLDSA_ACCEL_GPU_BIG_BATCH:-1000000}  # ML-DSA-44 only
 export MLDSA_ACCEL_GPU_SETS=${MLDSA_ACCEL_GPU_SETS:-44,65,87}
 log=$build/device_check.log
 t_start=$SECONDS
@@ -50,8 +59,27 @@ step() {  # NAME TIMEOUT COMMAND...: runs a step, records PASS/FAIL/SKIP and its
   return "$rc"
 }
 
-if command -v nvidia-smi >/dev/null; then
+# The driver against the CUDA runtime the build links (the toolkit's nvcc).
+nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+cuda_version=$("$nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1.\2/p')
+no_device=0
+if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q "^GPU"; then
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
+  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+  major=${cuda_version%%.*}
+  case "$major" in 13) need=580 ;; 12) need=525 ;; 11) need=450 ;; *) need=0 ;; esac
+  if [ -z "$cuda_version" ]; then
+    echo "driver check: no nvcc at $nvcc, so the CUDA version the build uses is unknown" | tee -a "$log"
+  elif [ "${driver%%.*}" -lt "$need" ]; then
+    echo "driver check: FAILED: driver $driver is too old for CUDA $cuda_version (the build's runtime needs" \
+      "driver >= $need); every CUDA call would fail with cudaErrorInsufficientDriver" | tee -a "$log"
+    exit 1
+  else
+    echo "driver check: driver $driver supports CUDA $cuda_version (needs >= $need)" | tee -a "$log"
+  fi
+else
+  no_device=1
+  echo "no CUDA device listed by nvidia-smi: the CUDA steps will report themselves skipped" | tee -a "$log"
 fi
 lscpu | grep -m1 "Model name" | tee -a "$log"
 
@@ -62,14 +90,14 @@ step "build (-j$jobs)" 200 cmake --build "$build" -j"$jobs" --target task_host_t
 
 cuda_skipped=0
 if [ "$failed" -eq 0 ]; then
-  step "task code + scheduler on the CPU" 60 sh -c \
+  step "task code + scheduler on the CPU" 60 bash -o pipefail -c \
     "'$build/tests/kernels/task_host_test' --gtest_brief=1 && '$build/tests/kernels/sign_task_test' --gtest_brief=1"
-  step "engine on the simulated device" 90 sh -c \
+  step "engine on the simulated device" 90 bash -o pipefail -c \
     "MLDSA_ACCEL_GPU_CASES=24 '$build/tests/gpu/engine_sim_test' --gtest_brief=1 && '$build/tests/gpu/sim_test' --gtest_brief=1"
   # gtest exits 0 when tests are skipped: count them from its output.
   step "engine on CUDA, thread kernels ($MLDSA_ACCEL_GPU_CASES cases/set)" 150 env MLDSA_ACCEL_GPU_KERNELS=thread \
     "$build/tests/gpu/engine_cuda_test" --gtest_brief=1
-  if grep -q "skipped: no CUDA device" "$log"; then
+  if [ "$no_device" -eq 1 ] || grep -q "skipped: no CUDA device" "$log"; then
     cuda_skipped=1
     results[-1]="$(printf '%-44s %-12s' "engine on CUDA" "SKIP (no CUDA device)")"
   fi
@@ -78,8 +106,11 @@ if [ "$failed" -eq 0 ]; then
       "$build/tests/gpu/engine_cuda_test" --gtest_brief=1
     step "ptxas resources (sm_90)" 60 python3 "$repo/tests/kernels/ptxas_check.py" --root "$repo" --jobs "$jobs"
     for k in thread coop; do
-      step "engine benchmark, $k kernels (results checked)" 110 sh -c \
+      step "engine benchmark, $k kernels (results checked)" 90 bash -o pipefail -c \
         "MLDSA_ACCEL_GPU_KERNELS=$k '$build/bench/bench_gpu' | tee '$build/bench_$k.txt'"
+      step "engine benchmark, $k kernels, ML-DSA-44 batch $big_batch" 40 bash -o pipefail -c \
+        "MLDSA_ACCEL_GPU_KERNELS=$k MLDSA_ACCEL_GPU_SETS=44 MLDSA_ACCEL_GPU_BATCHES=$big_batch \
+         '$build/bench/bench_gpu' | tee -a '$build/bench_$k.txt'"
     done
     step "router + GPU executor on CUDA" 60 "$build/tests/router/router_tests" --gtest_filter='GpuExecutor.*'
     for mode in "--threads 16" "--threads 2 --async-jobs 64"; do
@@ -102,9 +133,14 @@ if grep -q "ops/s" "$log"; then
 fi
 if [ -f "$build/bench_thread.txt" ] && [ -f "$build/bench_coop.txt" ]; then
   echo
-  echo "kernel sets side by side (ops/s, end to end):"
-  python3 - "$build/bench_thread.txt" "$build/bench_coop.txt" <<'PY'
-import re, sys
+  echo "kernel sets side by side (ops/s, end to end), each next to the cost model's PREDICTION:"
+  model_json="$build/gpu_model.json"
+  if ! python3 "$repo/bench/gpu_model.py" --build "$build" --json >"$model_json" 2>"$build/gpu_model.err"; then
+    echo "(no prediction: $(head -c 300 "$model_json" "$build/gpu_model.err" | tr '\n' ' '))"
+    : >"$model_json"
+  fi
+  python3 - "$build/bench_thread.txt" "$build/bench_coop.txt" "$model_json" <<'PY'
+import json, re, sys
 rows = []
 rates = [{}, {}]
 for i, path in enumerate(sys.argv[1:3]):
@@ -115,12 +151,22 @@ for i, path in enumerate(sys.argv[1:3]):
             rates[i][key] = int(m.group(4))
             if key not in rows:
                 rows.append(key)
-print("| set | operation | batch | thread | coop | coop / thread |")
-print("|---|---|---|---|---|---|")
+try:
+    model = json.load(open(sys.argv[3]))
+except ValueError:
+    model = {}
+# The model predicts keygen, sign with distinct keys and verify with distinct keys.
+op_of = {"keygen": "keygen", "sign distinct dyn": "sign", "verify distinct": "verify"}
+def pred(s, kset, name):
+    r = model.get(s, {}).get(kset, {}).get(op_of.get(name, ""), None)
+    return "%d" % r if r else "-"
+print("| set | operation | batch | thread | thread predicted | coop | coop predicted | coop / thread |")
+print("|---|---|---|---|---|---|---|---|")
 for key in rows:
     t, c = rates[0].get(key), rates[1].get(key)
     ratio = "%.2f" % (c / t) if t and c else "-"
-    print("| %s | %s | %d | %s | %s | %s |" % (key[0], key[1], key[2], t or "-", c or "-", ratio))
+    print("| %s | %s | %d | %s | %s | %s | %s | %s |" % (key[0], key[1], key[2], t or "-", pred(key[0], "thread", key[1]),
+                                                    c or "-", pred(key[0], "coop", key[1]), ratio))
 PY
 fi
 if [ "$failed" -ne 0 ]; then exit 1; fi
