@@ -10,7 +10,7 @@
 // key is compared with the core's, every verdict must be "valid", and every
 // signature is verified by the core; one wrong result fails the run (exit 1).
 //
-// Runs on default_platform(): CUDA, or N simulated devices with
+// Runs on CUDA, or N simulated devices with
 // MLDSA_ACCEL_SIM_DEVICES=N (its figures are the host's, not a GPU's).
 // MLDSA_ACCEL_GPU_BATCHES: comma-separated batch sizes (default
 // 1000,10000,100000,1000000). MLDSA_ACCEL_GPU_SETS: e.g. "44,65" (default
@@ -33,6 +33,8 @@
 #include "cpu/mldsa.h"
 #include "kernels/engine.h"
 #include "kernels/sim_device.h"
+#include "provctx/settings.h"
+#include "route/gpu_executor.h"
 
 namespace {
 
@@ -71,10 +73,16 @@ int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& 
   config.sign_key_cache = config.verify_key_cache = false;
   config.chunk_items = std::min(config.chunk_items, max_batch);
   std::string why;
-  if (!mldsa::gpu::engine_config_from_environment(config, &why)) {
+  mldsa::prov::Settings settings;
+  if (!mldsa::prov::apply_environment(settings, true, &why)) {
     std::printf("%s\n", why.c_str());
     return 1;
   }
+  const mldsa::gpu::EngineConfig from_settings = mldsa::route::engine_config(settings);
+  config.gpus = from_settings.gpus;
+  config.split = from_settings.split;
+  config.kernels = from_settings.kernels;
+  config.staging_threads = from_settings.staging_threads;
   std::unique_ptr<Engine> engine = Engine::create(mldsa::gpu::make_sim_platform(sc), config, &why);
   if (!engine) {
     std::printf("engine: %s\n", why.c_str());
@@ -124,16 +132,24 @@ int main() {
   const size_t max_batch = *std::max_element(batches.begin(), batches.end());
   if (const char* mode = std::getenv("MLDSA_ACCEL_GPU_BENCH_MODE"); mode && std::string(mode) == "staging")
     return staging_main(batches, sets, max_batch);
+  // The module's settings (MLDSA_ACCEL_GPU_KERNELS, MLDSA_ACCEL_SIM_DEVICES, ...)
+  // from the environment, as the test build of the module reads them.
   std::string why;
-  mldsa::gpu::EngineConfig config;
+  mldsa::prov::Settings settings;
+  if (!mldsa::prov::apply_environment(settings, true, &why)) {
+    std::printf("%s\n", why.c_str());
+    return 1;
+  }
+  const mldsa::route::RouterConfig rc = mldsa::route::router_config(settings);
+  mldsa::gpu::EngineConfig config = rc.engine;
   config.chunk_items = std::min(config.chunk_items, max_batch);  // no buffers bigger than a batch needs
-  std::unique_ptr<Engine> engine = Engine::create(&why, config);
+  std::shared_ptr<mldsa::gpu::Platform> platform = mldsa::route::engine_platform(rc.test, &why);
+  std::unique_ptr<Engine> engine = platform ? Engine::create(std::move(platform), config, &why) : nullptr;
   if (!engine) {
     std::printf("skipped: %s\n", why.c_str());
     return 0;
   }
-  const char* kernels = std::getenv("MLDSA_ACCEL_GPU_KERNELS");
-  std::printf("devices: %s, %s kernels\n", engine->device_description().c_str(), kernels && *kernels ? kernels : "thread");
+  std::printf("devices: %s, %s kernels\n", engine->device_description().c_str(), settings.gpu_kernels.c_str());
   header();
   int failures = 0;
 

@@ -169,13 +169,9 @@ const Backend* find(std::string_view spec) {
 
 std::atomic<const Backend*> g_active{nullptr};
 
-const Backend* initial() {
-  const char* env = std::getenv("MLDSA_ACCEL_CPU");
-  if (env && *env) {
-    if (const Backend* b = find(env)) return b;
-  }
-  return find("auto");
-}
+// The core reads no environment: the module's cpu_backend setting
+// (MLDSA_ACCEL_CPU) and programs of the core alone choose with select_backend.
+const Backend* initial() { return find("auto"); }
 
 }  // namespace
 

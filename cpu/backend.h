@@ -196,9 +196,8 @@ struct Backend {
   const char* tuning = "generic";
 };
 
-// The backend in use (chosen at first call: MLDSA_ACCEL_CPU, else the best
-// the CPU supports; of its tables, the one named after "@" there, else the
-// one for this microarchitecture).
+// The backend in use: the one select_backend chose, else (at first call) the
+// best the CPU supports, with its table for this microarchitecture.
 const Backend& backend();
 
 // Every table of the named backend that this CPU runs (each tuning), the one

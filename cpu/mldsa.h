@@ -249,8 +249,8 @@ const char* backend_tuning();
 // optionally one of its tables by tuning ("avx2@generic", "avx512@zen5";
 // without it, the table measured for this CPU, see cpu/backend.cc). Returns
 // false if the name or tuning is unknown or the CPU lacks the backend. Not
-// thread-safe against concurrent signing; call at start-up. MLDSA_ACCEL_CPU
-// in the environment does the same at first use.
+// thread-safe against concurrent signing; call at start-up. (The module's
+// cpu_backend setting, MLDSA_ACCEL_CPU, calls it: provctx/settings.h.)
 bool select_backend(std::string_view name);
 // Every spelling select_backend knows in this build, whether or not this CPU
 // runs it: "auto" and "auto@<tuning>", each backend's name, and name@tuning

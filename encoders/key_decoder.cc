@@ -166,7 +166,7 @@ Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& ou
     all = allowed = p8_round3_inputs();  // oqs-provider's layouts; no settings
   } else {
     p8_parse_format_list("", all);
-    if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.input_formats : std::string(), allowed)) {
+    if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->settings.input_formats : std::string(), allowed)) {
       MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.input_formats names no known format");
       return Outcome::error;
     }

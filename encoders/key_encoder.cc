@@ -96,7 +96,7 @@ bool choose_output_format(const EncoderCtx& ctx, const mldsa::PrivateKey& priv, 
     return true;
   }
   P8FormatList formats;
-  if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->config.output_formats : std::string(), formats)) {
+  if (!p8_parse_format_list(ctx.provctx ? ctx.provctx->settings.output_formats : std::string(), formats)) {
     MLDSA_RAISE_DETAIL(ctx.provctx, R_UNKNOWN_FORMAT, "ml-dsa.output_formats names no known format");
     return false;
   }
@@ -126,7 +126,7 @@ bool p8_parts(const EncoderCtx& ctx, const Key& key, std::vector<uint8_t>& paylo
     MLDSA_RAISE(ctx.provctx, R_INTERNAL_ERROR);
     return false;
   }
-  const bool v2 = ctx.provctx != nullptr && ctx.provctx->config.pkcs8_public_key;
+  const bool v2 = ctx.provctx != nullptr && ctx.provctx->settings.pkcs8_public_key;
   pk = v2 ? priv.public_key().encoded() : std::span<const uint8_t>{};
   return true;
 }

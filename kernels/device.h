@@ -137,9 +137,4 @@ class Platform {
 // device is present ("built without CUDA", "no CUDA device (...)").
 std::shared_ptr<Platform> cuda_platform(std::string* why);
 
-// What the engine runs on when the caller names nothing: the simulated device
-// when MLDSA_ACCEL_SIM_DEVICES=N is set (N devices; see kernels/sim_device.h
-// for the other MLDSA_ACCEL_SIM_* settings), else CUDA. nullptr with *why set.
-std::shared_ptr<Platform> default_platform(std::string* why);
-
 }  // namespace mldsa::gpu

@@ -1,11 +1,10 @@
 // engine.cc - the engine's public side: one host thread per logical device
 // (every device call runs on it, none on the caller's thread), the split of
-// a batch among the live devices, the self-test, and the settings from the
-// environment. The pipeline itself is kernels/device_worker.cc.
+// a batch among the live devices and the self-test. The pipeline itself is
+// kernels/device_worker.cc.
 #include "kernels/engine.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <latch>
 #include <mutex>
@@ -15,24 +14,10 @@
 #include "kernels/device_list.h"
 #include "kernels/device_worker.h"
 #include "kernels/host_threads.h"
-#include "kernels/sim_device.h"
 
 namespace mldsa::gpu {
 
 static_assert(kSignAttemptLimit == mldsa::kMaxSignAttempts, "the device's loop limit is the core's");
-
-namespace {
-
-bool parse_number(const char* text, uint64_t lo, uint64_t hi, uint64_t& out) {
-  if (text == nullptr || *text == '\0') return false;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (*end != '\0' || text[0] == '-' || v < lo || v > hi) return false;
-  out = v;
-  return true;
-}
-
-}  // namespace
 
 struct Engine::Impl {
   struct Lane {
@@ -204,13 +189,6 @@ std::unique_ptr<Engine> Engine::create(std::shared_ptr<Platform> platform, const
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
-std::unique_ptr<Engine> Engine::create(std::string* why, EngineConfig config) {
-  if (!engine_config_from_environment(config, why)) return nullptr;
-  std::shared_ptr<Platform> platform = default_platform(why);
-  if (!platform) return nullptr;
-  return create(std::move(platform), config, why);
-}
-
 EngineStatus Engine::keygen(const Params& p, const KeygenItem* items, size_t n) {
   if (n == 0) return {};
   if (!items) return {EngineError::bad_argument, "keygen: null buffer"};
@@ -268,46 +246,6 @@ size_t Engine::resident_tasks() const {
     units += lane.worker->properties().units(impl_->config.kernels);
   }
   return units;
-}
-
-bool engine_config_from_environment(EngineConfig& cfg, std::string* why) {
-  auto bad = [&](const char* name, const char* value, const char* want) {
-    if (why) *why = std::string(name) + ": '" + value + "' is not " + want;
-    return false;
-  };
-  if (const char* v = std::getenv("MLDSA_ACCEL_GPUS")) cfg.gpus = v;
-  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_SPLIT")) cfg.split = v;
-  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_TIMEOUT_MS"); v && *v) {
-    uint64_t ms = 0;
-    if (!parse_number(v, 1, 3600000, ms)) return bad("MLDSA_ACCEL_GPU_TIMEOUT_MS", v, "a whole number in 1..3600000");
-    cfg.timeout = std::chrono::milliseconds(ms);
-  }
-  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_STAGING_THREADS"); v && *v) {
-    uint64_t t = 0;
-    if (!parse_number(v, 0, 64, t)) return bad("MLDSA_ACCEL_GPU_STAGING_THREADS", v, "a whole number in 0..64");
-    cfg.staging_threads = static_cast<int>(t);
-  }
-  for (auto [name, flag] : {std::pair{"MLDSA_ACCEL_SIGN_KEY_CACHE", &cfg.sign_key_cache},
-                            std::pair{"MLDSA_ACCEL_VERIFY_KEY_CACHE", &cfg.verify_key_cache}}) {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') continue;
-    if (std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0) return bad(name, v, "0 or 1");
-    *flag = v[0] == '1';
-  }
-  if (const char* v = std::getenv("MLDSA_ACCEL_GPU_KERNELS"); v && *v) {
-    if (std::strcmp(v, "thread") != 0 && std::strcmp(v, "coop") != 0)
-      return bad("MLDSA_ACCEL_GPU_KERNELS", v, "thread or coop");
-    cfg.kernels = v[0] == 'c' ? KernelSet::coop : KernelSet::thread;
-  }
-  return true;
-}
-
-std::shared_ptr<Platform> default_platform(std::string* why) {
-  SimConfig sim;
-  bool use_sim = false;
-  if (!sim_config_from_environment(sim, &use_sim, why)) return nullptr;
-  if (use_sim) return make_sim_platform(sim);
-  return cuda_platform(why);
 }
 
 #ifndef MLDSA_HAVE_CUDA_DEVICE

@@ -60,16 +60,16 @@ struct EngineConfig {
   // logical devices on one GPU, each with its own streams and buffers). Empty:
   // gpus / split below, as parse_device_list reads them.
   std::vector<int> devices;
-  std::string gpus;            // MLDSA_ACCEL_GPUS: "0,2"; empty: every device
-  std::string split;           // MLDSA_ACCEL_GPU_SPLIT: each listed device k times
-  std::chrono::milliseconds timeout{20000};  // MLDSA_ACCEL_GPU_TIMEOUT_MS: a chunk's limit
+  std::string gpus;            // gpu_devices: "0,2"; empty: every device
+  std::string split;           // gpu_split: each listed device k times
+  std::chrono::milliseconds timeout{20000};  // gpu_timeout_ms: a chunk's limit
   uint32_t sign_attempt_limit = kSignAttemptLimit;  // FIPS 204's 814; tests lower it
-  bool sign_key_cache = true;    // MLDSA_ACCEL_SIGN_KEY_CACHE=0 turns the expanded private-key cache off
-  bool verify_key_cache = true;  // MLDSA_ACCEL_VERIFY_KEY_CACHE=0 turns the expanded public-key cache off
+  bool sign_key_cache = true;    // gpu_sign_key_cache: the expanded private-key cache
+  bool verify_key_cache = true;  // gpu_verify_key_cache: the expanded public-key cache
   // Keys each cache holds per parameter set (4..65536); a chunk with at most a
   // quarter of that many distinct keys goes through the cache.
   uint32_t key_cache_slots = 256;
-  // MLDSA_ACCEL_GPU_KERNELS=thread|coop: the kernels every launch runs
+  // gpu_kernels = thread|coop: the kernels every launch runs
   // (kernels/device.h's KernelSet). thread stays the default until the
   // cooperative kernels are measured faster on a GPU. The public-key cache
   // serves the thread kernels only (coop's verify expands its key in the block).
@@ -80,17 +80,11 @@ struct EngineConfig {
   bool self_test = true;
   // Host threads that help stage big chunks (copy requests into pinned memory
   // and results out), shared by the devices; -1: a quarter of the CPU's
-  // threads, at most 8. MLDSA_ACCEL_GPU_STAGING_THREADS.
+  // threads, at most 8. gpu_staging_threads.
   int staging_threads = -1;
   // Test hook: how the engine starts its host threads (default: std::thread).
   std::function<std::thread(std::function<void()>)> start_thread;
 };
-
-// The MLDSA_ACCEL_GPUS, MLDSA_ACCEL_GPU_SPLIT, MLDSA_ACCEL_GPU_TIMEOUT_MS,
-// MLDSA_ACCEL_SIGN_KEY_CACHE, MLDSA_ACCEL_VERIFY_KEY_CACHE,
-// MLDSA_ACCEL_GPU_STAGING_THREADS and MLDSA_ACCEL_GPU_KERNELS settings over
-// cfg; false with *why on bad text.
-bool engine_config_from_environment(EngineConfig& cfg, std::string* why);
 
 class Engine {
  public:
@@ -99,9 +93,6 @@ class Engine {
   // buffers that could not be allocated, a failed self-test.
   static std::unique_ptr<Engine> create(std::shared_ptr<Platform> platform, const EngineConfig& config,
                                         std::string* why);
-  // On default_platform() (MLDSA_ACCEL_SIM_DEVICES or CUDA) with the
-  // environment's settings over config.
-  static std::unique_ptr<Engine> create(std::string* why, EngineConfig config = {});
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;

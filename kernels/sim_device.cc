@@ -850,39 +850,4 @@ bool parse_sim_faults(std::string_view text, std::vector<SimFault>& out, std::st
   return true;
 }
 
-bool sim_config_from_environment(SimConfig& out, bool* enabled, std::string* why) {
-  *enabled = false;
-  const char* devices = std::getenv("MLDSA_ACCEL_SIM_DEVICES");
-  if (devices == nullptr || *devices == '\0') return true;
-  SimConfig c;
-  uint64_t n = 0;
-  if (!parse_u64(devices, n) || n < 1 || n > 16) {
-    if (why) *why = std::string("MLDSA_ACCEL_SIM_DEVICES: '") + devices + "' is not a number from 1 to 16";
-    return false;
-  }
-  c.devices = static_cast<int>(n);
-  if (const char* mb = std::getenv("MLDSA_ACCEL_SIM_MEMORY_MB"); mb && *mb) {
-    uint64_t v = 0;
-    if (!parse_u64(mb, v) || v == 0 || v > (uint64_t{1} << 24)) {
-      if (why) *why = std::string("MLDSA_ACCEL_SIM_MEMORY_MB: '") + mb + "' is not a number of MiB";
-      return false;
-    }
-    c.memory_bytes = static_cast<size_t>(v) << 20;
-  }
-  const char* speed = std::getenv("MLDSA_ACCEL_SIM_SPEED");
-  if (!parse_sim_speed(speed ? speed : "", c.speed, why)) return false;
-  const char* faults = std::getenv("MLDSA_ACCEL_SIM_FAULTS");
-  if (!parse_sim_faults(faults ? faults : "", c.faults, why)) return false;
-  if (const char* w = std::getenv("MLDSA_ACCEL_SIM_DEVICE_WORK"); w && *w) {
-    if (std::string_view(w) != "0" && std::string_view(w) != "1") {
-      if (why) *why = std::string("MLDSA_ACCEL_SIM_DEVICE_WORK: '") + w + "' is not 0 or 1";
-      return false;
-    }
-    c.device_work = *w == '1';
-  }
-  out = std::move(c);
-  *enabled = true;
-  return true;
-}
-
 }  // namespace mldsa::gpu

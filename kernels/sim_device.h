@@ -23,11 +23,10 @@
 //   stream is synchronized, run out of memory, lose the device, or hang (an
 //   operation that never finishes until the device is destroyed).
 //
-// Selected by the environment where the engine picks its platform
-// (default_platform): MLDSA_ACCEL_SIM_DEVICES=N (1..16) simulated devices,
-// MLDSA_ACCEL_SIM_SPEED and MLDSA_ACCEL_SIM_FAULTS as parse_sim_speed and
-// parse_sim_faults read them, MLDSA_ACCEL_SIM_MEMORY_MB the memory size,
-// MLDSA_ACCEL_SIM_DEVICE_WORK=0 SimConfig::device_work = false.
+// Test machinery: its own target (mldsa_gpu_sim), which the shipped module
+// does not link. The test build selects it with MLDSA_ACCEL_SIM_DEVICES=N
+// and the other MLDSA_ACCEL_SIM_* settings (provctx/settings.h,
+// route/test_hooks.cc).
 #pragma once
 
 #include <chrono>
@@ -119,11 +118,6 @@ bool parse_sim_speed(std::string_view text, SimSpeed& out, std::string* why);
 // leading "dD/" limits it to device D: "launch_sign_loop:1:hang",
 // "d1/copy_to_host:every3".
 bool parse_sim_faults(std::string_view text, std::vector<SimFault>& out, std::string* why);
-// MLDSA_ACCEL_SIM_DEVICES and the other MLDSA_ACCEL_SIM_* variables. False
-// with *why on bad values; *enabled says whether MLDSA_ACCEL_SIM_DEVICES is set.
-bool sim_config_from_environment(SimConfig& out, bool* enabled, std::string* why);
-
-// What a simulated device has seen, for tests.
 struct SimStats {
   uint64_t calls[kSimOps] = {};  // by SimOp
   // Tasks run by each kernel: keygen, verify, sign_expand, sign_prepare, the

@@ -59,8 +59,8 @@ bool drop_seed(Key* k) {
   return true;
 }
 
-bool retain_seed(const Key* k) { return k->provctx == nullptr || k->provctx->config.retain_seed; }
-bool prefer_seed(const Key* k) { return k->provctx == nullptr || k->provctx->config.prefer_seed; }
+bool retain_seed(const Key* k) { return k->provctx == nullptr || k->provctx->settings.retain_seed; }
+bool prefer_seed(const Key* k) { return k->provctx == nullptr || k->provctx->settings.prefer_seed; }
 
 }  // namespace
 

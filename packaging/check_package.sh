@@ -73,6 +73,11 @@ deb)
   grep -q " ./usr/share/doc/mldsa-accel/copyright\$" "$work/contents" || fail "no /usr/share/doc/mldsa-accel/copyright"
   ok "module in /usr/lib/$multiarch/ossl-modules, snippet in /usr/share/mldsa-accel, copyright in the doc folder"
   dpkg -x "$deb" "$work/root"
+  for marker in "injected fault" "sim device" "cpu-test"; do
+    ! grep -a -q -- "$marker" "$work/root/usr/lib/$multiarch/ossl-modules/mldsa-accel.so" ||
+      fail "the packaged module contains test machinery ('$marker')"
+  done
+  ok "the packaged module has no test machinery (simulated device, faults, test executor)"
   system=$("$openssl" version -d | sed -n 's/^OPENSSLDIR: "\(.*\)"$/\1/p')/openssl.cnf
   [ -r "$system" ] || fail "cannot read the system's $system"
   { cat "$system"; echo ".include $work/root/usr/share/mldsa-accel/system-wide.cnf"; } >"$work/system.cnf"

@@ -49,7 +49,7 @@ const OSSL_ITEM kReasons[] = {
     {R_INTERNAL_ERROR, const_cast<char*>("internal error")},
     {R_BAD_DIGEST_LENGTH, const_cast<char*>("pre-hash digest has the wrong length")},
     {R_PARAM_AFTER_UPDATE, const_cast<char*>("signature parameter set after message data")},
-    {R_BAD_CONFIG, const_cast<char*>("bad mldsa-accel routing setting")},
+    {R_BAD_CONFIG, const_cast<char*>("bad mldsa-accel setting")},
     {R_GPU_UNAVAILABLE, const_cast<char*>("gpu = on, but no GPU can be used")},
     {R_BAD_PARAM_TYPE, const_cast<char*>("parameter of the wrong type")},
     {R_CONTEXT_UNSUPPORTED, const_cast<char*>("round-3 Dilithium has no context string")},

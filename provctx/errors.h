@@ -44,7 +44,7 @@ enum Reason : int {
   R_INTERNAL_ERROR,
   R_BAD_DIGEST_LENGTH,           // HashML-DSA: pre-hash digest of the wrong length
   R_PARAM_AFTER_UPDATE,          // a signing parameter changed after message data arrived
-  R_BAD_CONFIG,                  // a routing setting (openssl.cnf / MLDSA_ACCEL_*) is malformed
+  R_BAD_CONFIG,                  // a setting (openssl.cnf key / MLDSA_ACCEL_*) is malformed or unknown
   R_GPU_UNAVAILABLE,             // gpu = on, but no GPU can be used
   R_BAD_PARAM_TYPE,              // an OSSL_PARAM of the wrong type (detail: its name and the expected type)
   R_CONTEXT_UNSUPPORTED,         // a context string with a round-3 Dilithium key

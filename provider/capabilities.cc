@@ -80,7 +80,7 @@ int get_capabilities(void* provctx, const char* capability, OSSL_CALLBACK* cb, v
   for (const SigAlg& s : SIGALGS)
     if (!report_sigalg(s, cb, arg)) return 0;
   const ProvCtx* ctx = static_cast<const ProvCtx*>(provctx);
-  if (ctx != nullptr && ctx->config.tls_dilithium)
+  if (ctx != nullptr && ctx->settings.tls_dilithium)
     for (const SigAlg& s : DILITHIUM_SIGALGS)
       if (!report_sigalg(s, cb, arg)) return 0;
   return 1;

@@ -5,9 +5,11 @@
 #include "provctx/errors.h"
 #include "provctx/provctx.h"
 #include "provider/instance.h"
+#include "route/test_hooks.h"
 #include "provider/signature.h"
 #ifdef MLDSA_HAVE_ENCODERS
 #include "encoders/encoders.h"
+#include "encoders/pkcs8_formats.h"
 #endif
 
 #include <openssl/core_dispatch.h>
@@ -192,6 +194,24 @@ bool loaded_from_config(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) 
   return f.get_params != nullptr && f.get_params(handle, params) && activate != nullptr;
 }
 
+// The PKCS#8 format lists name known formats (the encoders' grammar).
+bool format_lists_valid(const Settings& s, std::string* why) {
+#ifdef MLDSA_HAVE_ENCODERS
+  for (const auto& [key, text] : {std::pair{"ml-dsa.input_formats", &s.input_formats},
+                                  std::pair{"ml-dsa.output_formats", &s.output_formats}}) {
+    P8FormatList list;
+    if (!p8_parse_format_list(*text, list)) {
+      *why = std::string(key) + ": '" + *text + "' names a format that does not exist";
+      return false;
+    }
+  }
+#else
+  (void)s;
+  (void)why;
+#endif
+  return true;
+}
+
 // Refuses the load: the reason, raised through the instance, is made
 // printable after the unload and said on stderr for a configuration file.
 int refuse(ProvCtx* ctx, int reason, const char* detail) {
@@ -243,15 +263,15 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
   // Hashing and randomness go through the application's providers.
   ctx->libctx = OSSL_LIB_CTX_new_child(handle, in);
   if (ctx->libctx == nullptr) return MLDSA_REFUSE(ctx, R_INTERNAL_ERROR, "no child library context");
-  ctx->config = read_config(handle, core.get_params);
   ctx->core_version = core_version(handle, core);
   {
-    // Routing: a bad setting, or gpu = on without a GPU, refuses the load.
-    mldsa::route::RouterConfig rc;
+    // A bad value, an unknown key, or gpu = on without a GPU refuses the load.
     std::string why;
-    if (!mldsa::route::read_router_config(handle, core.get_params, rc, &why)) return MLDSA_REFUSE(ctx, R_BAD_CONFIG, why.c_str());
+    if (!read_settings(handle, core.get_params, mldsa::route::test_hooks_built(), ctx->settings, &why) ||
+        !format_lists_valid(ctx->settings, &why))
+      return MLDSA_REFUSE(ctx, R_BAD_CONFIG, why.c_str());
     bool no_gpu = false;
-    ctx->router = mldsa::route::Router::create(rc, &why, &no_gpu);
+    ctx->router = mldsa::route::Router::create(mldsa::route::router_config(ctx->settings), &why, &no_gpu);
     if (ctx->router == nullptr) {
       // "gpu = on, but none: no CUDA device": the reason says the first half.
       constexpr std::string_view kGpuOn = "gpu = on, but ";

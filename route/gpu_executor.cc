@@ -1,7 +1,7 @@
-// gpu_executor.cc - the GPU engine (kernels/engine.h) as a BatchExecutor: on
-// CUDA, or on the simulated device with MLDSA_ACCEL_SIM_DEVICES=N.
+// gpu_executor.cc - the GPU engine (kernels/engine.h) as a BatchExecutor.
 #include "kernels/engine.h"
 #include "route/gpu_executor.h"
+#include "route/test_hooks.h"
 
 #include <algorithm>
 #include <vector>
@@ -82,14 +82,10 @@ class GpuExecutor final : public BatchExecutor {
 
 }  // namespace
 
-std::shared_ptr<BatchExecutor> make_gpu_executor(size_t max_batch, std::string* why) {
-  mldsa::gpu::EngineConfig config;
-  // A batch never has more than max_batch items (0: no limit set): chunks
-  // (and the buffers made for them) need not be larger.
-  if (max_batch > 0) config.chunk_items = std::clamp<size_t>(max_batch, 1, config.chunk_items);
-  std::unique_ptr<mldsa::gpu::Engine> engine = mldsa::gpu::Engine::create(why, config);
-  if (engine == nullptr) return nullptr;
-  return std::make_shared<GpuExecutor>(std::move(engine));
+std::shared_ptr<gpu::Platform> engine_platform(const TestSettings& t, std::string* why) {
+  std::shared_ptr<gpu::Platform> platform = test_platform(t, why);
+  if (platform == nullptr && why->empty()) platform = gpu::cuda_platform(why);
+  return platform;
 }
 
 std::shared_ptr<BatchExecutor> make_gpu_executor(std::shared_ptr<gpu::Platform> platform,

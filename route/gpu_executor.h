@@ -3,6 +3,7 @@
 #pragma once
 
 #include "route/request.h"
+#include "route/router_config.h"
 
 #include <memory>
 #include <string>
@@ -14,12 +15,14 @@ struct EngineConfig;
 
 namespace mldsa::route {
 
-// Sign (from mu), verify (from mu) and keygen batches of at most max_batch
-// items, on CUDA or, with MLDSA_ACCEL_SIM_DEVICES=N, on N simulated devices.
-// nullptr with *why set ("built without CUDA", "no CUDA device", the
-// driver's error, a failed self-test) when there is none.
-std::shared_ptr<BatchExecutor> make_gpu_executor(size_t max_batch, std::string* why);
-// The same on a given platform and engine configuration (tests).
+// Sign (from mu), verify (from mu) and keygen batches on the platform's
+// devices (CUDA, or the test build's simulated device). nullptr with *why set
+// (no device, the driver's error, a failed self-test) when there is none.
+// What the engine runs on: the test build's simulated device when the test
+// settings ask for it (MLDSA_ACCEL_SIM_DEVICES), else the CUDA devices.
+// nullptr with *why set when there is none.
+std::shared_ptr<gpu::Platform> engine_platform(const TestSettings& t, std::string* why);
+
 std::shared_ptr<BatchExecutor> make_gpu_executor(std::shared_ptr<gpu::Platform> platform,
                                                  const gpu::EngineConfig& config, std::string* why);
 

@@ -3,7 +3,7 @@
 #include "route/router.h"
 
 #include "route/gpu_executor.h"
-#include "route/test_executors.h"
+#include "route/test_hooks.h"
 
 #include <openssl/params.h>
 
@@ -20,21 +20,6 @@ namespace mldsa::route {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-bool parse_number(std::string_view text, uint64_t lo, uint64_t hi, uint64_t& out) {
-  uint64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || p != end || text.empty() || v < lo || v > hi) return false;
-  out = v;
-  return true;
-}
-
 // This thread's CPU time: what a CPU request cost, whatever else the cores ran.
 int64_t thread_cpu_ns() {
   timespec ts{};
@@ -47,135 +32,7 @@ int64_t now_ns() {
       .count();
 }
 
-struct Key {
-  const char* name;
-  const char* env;
-};
-const Key kKeys[] = {
-    {CONFIG_GPU, "MLDSA_ACCEL_GPU"},
-    {CONFIG_GPU_POLICY, "MLDSA_ACCEL_GPU_POLICY"},
-    {CONFIG_GPU_MIN_INFLIGHT, "MLDSA_ACCEL_GPU_MIN_INFLIGHT"},
-    {CONFIG_GPU_MAX_BATCH, "MLDSA_ACCEL_GPU_MAX_BATCH"},
-    {CONFIG_GPU_MAX_WAIT_US, "MLDSA_ACCEL_GPU_MAX_WAIT_US"},
-    {CONFIG_GPU_IDLE_FLUSH_US, "MLDSA_ACCEL_GPU_IDLE_FLUSH_US"},
-    {CONFIG_GPU_QUEUE_DEPTH, "MLDSA_ACCEL_GPU_QUEUE_DEPTH"},
-    {CONFIG_GPU_ERROR_COOLDOWN_MS, "MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS"},
-    {CONFIG_CPU_BACKEND, "MLDSA_ACCEL_CPU_BACKEND"},
-};
-constexpr size_t kKeyCount = sizeof(kKeys) / sizeof(kKeys[0]);
-
 }  // namespace
-
-bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view value, std::string* error) {
-  const std::string v = lower(value);
-  auto number = [&](uint64_t lo, uint64_t hi, uint64_t& out) {
-    if (parse_number(v, lo, hi, out)) return true;
-    *error = std::string(key) + ": '" + std::string(value) + "' is not a whole number in " + std::to_string(lo) +
-             ".." + std::to_string(hi);
-    return false;
-  };
-  uint64_t n = 0;
-  if (key == CONFIG_GPU) {
-    if (v == "auto") cfg.gpu = GpuMode::automatic;
-    else if (v == "on") cfg.gpu = GpuMode::on;
-    else if (v == "off") cfg.gpu = GpuMode::off;
-    else {
-      *error = std::string(key) + ": '" + std::string(value) + "' is not auto, on or off";
-      return false;
-    }
-    return true;
-  }
-  if (key == CONFIG_GPU_POLICY) {
-    if (v == "measured") cfg.policy = GpuPolicy::measured;
-    else if (v == "always") cfg.policy = GpuPolicy::always;
-    else {
-      *error = std::string(key) + ": '" + std::string(value) + "' is not measured or always";
-      return false;
-    }
-    return true;
-  }
-  if (key == CONFIG_GPU_MIN_INFLIGHT) {
-    if (!number(0, 1000000, n)) return false;
-    cfg.min_inflight = n;
-    return true;
-  }
-  if (key == CONFIG_GPU_MAX_BATCH) {
-    if (!number(1, 1u << 20, n)) return false;
-    cfg.limits.max_batch = n;
-    cfg.max_batch_set = true;
-    return true;
-  }
-  if (key == CONFIG_GPU_MAX_WAIT_US) {
-    if (!number(0, 10000000, n)) return false;
-    cfg.limits.max_wait = std::chrono::microseconds(n);
-    return true;
-  }
-  if (key == CONFIG_GPU_IDLE_FLUSH_US) {
-    if (!number(0, 10000000, n)) return false;
-    cfg.limits.idle_flush = std::chrono::microseconds(n);
-    return true;
-  }
-  if (key == CONFIG_GPU_QUEUE_DEPTH) {
-    if (!number(1, 1u << 24, n)) return false;
-    cfg.limits.capacity = n;
-    cfg.queue_depth_set = true;
-    return true;
-  }
-  if (key == CONFIG_GPU_ERROR_COOLDOWN_MS) {
-    if (!number(0, 3600000, n)) return false;
-    cfg.error_cooldown = std::chrono::milliseconds(n);
-    return true;
-  }
-  if (key == CONFIG_CPU_BACKEND) {
-    // A backend, optionally "@<tuning>" for one of its tables: the core's
-    // own list of what this build has (cpu/backend.cc).
-    const std::vector<std::string> known = mldsa::backend_specs();
-    if (std::find(known.begin(), known.end(), v) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      *error = std::string(key) + ": '" + std::string(value) + "' is none of this build's " + list;
-      return false;
-    }
-    cfg.cpu_backend = v;
-    return true;
-  }
-  *error = "unknown routing key '" + std::string(key) + "'";
-  return false;
-}
-
-bool read_router_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn* core_get_params,
-                        RouterConfig& cfg, std::string* error) {
-  // The core answers with pointers to its own copies of the strings.
-  char* values[kKeyCount] = {};
-  OSSL_PARAM params[kKeyCount + 1];
-  for (size_t i = 0; i < kKeyCount; ++i)
-    params[i] = OSSL_PARAM_construct_utf8_ptr(kKeys[i].name, &values[i], 0);
-  params[kKeyCount] = OSSL_PARAM_construct_end();
-  if (core_get_params == nullptr || !core_get_params(handle, params)) std::fill(values, values + kKeyCount, nullptr);
-  for (size_t i = 0; i < kKeyCount; ++i) {
-    const char* env = std::getenv(kKeys[i].env);
-    const char* v = env != nullptr ? env : values[i];
-    if (v == nullptr) continue;
-    if (!apply_router_key(cfg, kKeys[i].name, v, error)) {
-      if (env != nullptr) *error += std::string(" (from ") + kKeys[i].env + ")";
-      return false;
-    }
-  }
-  if (const char* e = std::getenv("MLDSA_ACCEL_TEST_EXECUTOR")) cfg.test_executor = e;
-  if (const char* e = std::getenv("MLDSA_ACCEL_TEST_FAIL_EVERY")) {
-    uint64_t k = 0;
-    if (!parse_number(e, 1, 1000000, k)) {
-      *error = std::string("MLDSA_ACCEL_TEST_FAIL_EVERY: '") + e + "' is not a whole number in 1..1000000";
-      return false;
-    }
-    cfg.fail_every = static_cast<unsigned>(k);
-  }
-  if (!cfg.test_executor.empty() && cfg.test_executor != "cpu") {
-    *error = "MLDSA_ACCEL_TEST_EXECUTOR: '" + cfg.test_executor + "' is not cpu";
-    return false;
-  }
-  return true;
-}
 
 // ---------------------------------------------------------------------------
 // Router
@@ -189,9 +46,9 @@ Router::Router(const RouterConfig& cfg, std::shared_ptr<BatchExecutor> executor,
 
 Router::~Router() {
   stop();
-  // MLDSA_ACCEL_REPORT=1: where the work went, for programs that cannot ask
+  // report = yes: where the work went, for programs that cannot ask
   // (openssl speed, servers).
-  if (const char* r = std::getenv("MLDSA_ACCEL_REPORT"); r != nullptr && std::string_view(r) == "1") {
+  if (cfg_.report) {
     const RouterCounters c = counters();
     std::fprintf(stderr,
                  "mldsa-accel: %llu requests on the CPU, %llu through the batch queue (%llu batches, mean %.1f; "
@@ -212,6 +69,8 @@ std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* err
     *error = "cpu_backend: no such backend or tuning, or this CPU cannot run it: '" + cfg.cpu_backend + "'";
     return nullptr;
   }
+  // Bad simulated-device settings refuse the load, not the first bulk request.
+  if (!check_test_settings(cfg.test, error)) return nullptr;
   std::unique_ptr<Router> r(new Router(cfg));
   if (cfg.gpu == GpuMode::on) {
     std::call_once(r->probed_, [&] { r->probe(); });
@@ -230,15 +89,19 @@ void Router::probe() {
     install(nullptr, "none: gpu = off");
     return;
   }
-  if (cfg_.test_executor == "cpu") {
-    install(make_cpu_executor(), "none: test executor in use (MLDSA_ACCEL_TEST_EXECUTOR=cpu)");
+  if (std::shared_ptr<BatchExecutor> test = test_executor(cfg_.test)) {
+    install(std::move(test), "none: test executor in use (MLDSA_ACCEL_TEST_EXECUTOR=cpu)");
     return;
   }
   std::string why;
+  std::shared_ptr<gpu::Platform> platform = engine_platform(cfg_.test, &why);
   // Chunks (and the buffers made for each stream) of at most the configured
   // batch limit (1024 unless set): a bigger batch is split into chunks across
   // the streams, and buffers for 8192-item chunks would take gigabytes.
-  std::shared_ptr<BatchExecutor> gpu = make_gpu_executor(cfg_.limits.max_batch, &why);
+  gpu::EngineConfig engine = cfg_.engine;
+  engine.chunk_items = std::clamp<size_t>(cfg_.limits.max_batch, 1, engine.chunk_items);
+  std::shared_ptr<BatchExecutor> gpu =
+      platform != nullptr ? make_gpu_executor(std::move(platform), engine, &why) : nullptr;
   if (gpu == nullptr) {
     install(nullptr, "none: " + why);
     return;
@@ -250,7 +113,7 @@ void Router::probe() {
 void Router::install(std::shared_ptr<BatchExecutor> executor, std::string devices) {
   devices_ = std::move(devices);
   if (executor != nullptr) {
-    if (cfg_.fail_every > 0) executor = with_faults(std::move(executor), cfg_.fail_every);
+    executor = with_test_faults(std::move(executor), cfg_.test);
     executor_ = std::move(executor);
     // Batches that fill every device (its resident tasks) where that is more
     // than the default, unless gpu_max_batch says; room for two of them.

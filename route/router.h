@@ -14,6 +14,7 @@
 
 #include "route/batch_queue.h"
 #include "route/route_policy.h"
+#include "route/router_config.h"
 
 #include <openssl/core_dispatch.h>
 
@@ -27,51 +28,6 @@
 
 namespace mldsa::route {
 
-enum class GpuMode { automatic, on, off };
-enum class GpuPolicy { measured, always };
-
-// The provider's routing settings: keys of its openssl.cnf section, each
-// overridden by an environment variable.
-//   gpu                   auto|on|off      MLDSA_ACCEL_GPU
-//   gpu_policy            measured|always  MLDSA_ACCEL_GPU_POLICY
-//   gpu_min_inflight      0..1000000       MLDSA_ACCEL_GPU_MIN_INFLIGHT
-//   gpu_max_batch         1..1048576       MLDSA_ACCEL_GPU_MAX_BATCH (default: what fills the devices, at least 1024)
-//   gpu_max_wait_us       0..10000000      MLDSA_ACCEL_GPU_MAX_WAIT_US
-//   gpu_idle_flush_us     0..10000000      MLDSA_ACCEL_GPU_IDLE_FLUSH_US
-//   gpu_queue_depth       1..16777216      MLDSA_ACCEL_GPU_QUEUE_DEPTH (default: 8192, at least 2 batches)
-//   gpu_error_cooldown_ms 0..3600000       MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS
-//   cpu_backend           auto|avx512|avx2|neon|ref   MLDSA_ACCEL_CPU_BACKEND
-// Test hooks, environment only: MLDSA_ACCEL_TEST_EXECUTOR=cpu (the core on
-// the dispatcher thread stands in for the GPU), MLDSA_ACCEL_TEST_FAIL_EVERY=k.
-struct RouterConfig {
-  GpuMode gpu = GpuMode::automatic;
-  GpuPolicy policy = GpuPolicy::measured;
-  size_t min_inflight = 8;
-  QueueLimits limits;
-  bool max_batch_set = false, queue_depth_set = false;  // else sized from the devices
-  std::chrono::milliseconds error_cooldown{1000};  // after an executor error, new work goes to the CPU
-  std::string cpu_backend;                          // empty: the core's own choice (MLDSA_ACCEL_CPU)
-  std::string test_executor;
-  unsigned fail_every = 0;
-};
-
-inline constexpr const char* CONFIG_GPU = "gpu";
-inline constexpr const char* CONFIG_GPU_POLICY = "gpu_policy";
-inline constexpr const char* CONFIG_GPU_MIN_INFLIGHT = "gpu_min_inflight";
-inline constexpr const char* CONFIG_GPU_MAX_BATCH = "gpu_max_batch";
-inline constexpr const char* CONFIG_GPU_MAX_WAIT_US = "gpu_max_wait_us";
-inline constexpr const char* CONFIG_GPU_IDLE_FLUSH_US = "gpu_idle_flush_us";
-inline constexpr const char* CONFIG_GPU_QUEUE_DEPTH = "gpu_queue_depth";
-inline constexpr const char* CONFIG_GPU_ERROR_COOLDOWN_MS = "gpu_error_cooldown_ms";
-inline constexpr const char* CONFIG_CPU_BACKEND = "cpu_backend";
-
-// Sets one key from its text; false with *error ("gpu_max_batch: '0' is not
-// a whole number in 1..1048576") when the value is bad or the key unknown.
-bool apply_router_key(RouterConfig& cfg, std::string_view key, std::string_view value, std::string* error);
-// The keys through the core's get_params, then the environment on top.
-bool read_router_config(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn* core_get_params,
-                        RouterConfig& cfg, std::string* error);
-
 // What the router did and what it knows, for the provider's parameters.
 struct RouterCounters {
   uint64_t cpu = 0, queued = 0, queue_full = 0, batches = 0, failed_batches = 0, fallbacks = 0;
@@ -82,8 +38,9 @@ class Router {
  public:
   // Applies cpu_backend; chooses the executor (the test hooks, else the GPU:
   // probed here with gpu = on, which fails without one, at first need with
-  // gpu = auto). nullptr with *error on a bad setting, and *no_gpu = true
-  // when the reason is gpu = on without a usable GPU.
+  // gpu = auto). nullptr with *error when this CPU cannot run cpu_backend or
+  // the test settings are bad, and *no_gpu = true when the reason is gpu = on
+  // without a usable GPU.
   static std::unique_ptr<Router> create(const RouterConfig& cfg, std::string* error, bool* no_gpu = nullptr);
   // With this executor (nullptr: none); for tests.
   Router(const RouterConfig& cfg, std::shared_ptr<BatchExecutor> executor, std::string devices);

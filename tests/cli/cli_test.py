@@ -517,15 +517,24 @@ def pkcs8_v2_public_key(o, v):
 def refused_load_is_loud(o, v):
     """A refused load says why: by name with -provider, on stderr from a config."""
     p = o.run("list", "-providers", ok=False, env_extra={"MLDSA_ACCEL_GPU_MAX_BATCH": "0"})
-    expect_stderr(p, "mldsa-accel:OSSL_provider_init:bad mldsa-accel routing setting:")
+    expect_stderr(p, "mldsa-accel:OSSL_provider_init:bad mldsa-accel setting:")
     expect_stderr(p, "gpu_max_batch: '0' is not a whole number")
     # OpenSSL drops a provider its config fails to activate without a word
     # (exit 0): the provider says it on stderr itself.
     conf = o.conf("bad.cnf", raw=["gpu_max_batch = lots"])
     p = o.run("list", "-providers", conf=conf)
     check(b"mldsa-accel" not in p.stdout, "the provider is listed although it refused")
-    expect_stderr(p, "mldsa-accel: bad mldsa-accel routing setting: gpu_max_batch: 'lots'")
+    expect_stderr(p, "mldsa-accel: bad mldsa-accel setting: gpu_max_batch: 'lots'")
     expect_stderr(p, "(provider not loaded)")
+    # Every setting is checked by its type, and a key the module does not know
+    # is refused too (provctx/settings.h, docs/CONFIGURE.md).
+    for line, said in [("ml-dsa.retain_seed = maybe", "ml-dsa.retain_seed: 'maybe' is not a boolean"),
+                       ("gpu_polcy = always", "unknown key 'gpu_polcy'"),
+                       ("gpu_kernels = fast", "gpu_kernels: 'fast' is not thread, coop"),
+                       ("ml-dsa.output_formats = nonsense", "names a format that does not exist")]:
+        p = o.run("list", "-providers", conf=o.conf("bad.cnf", raw=[line]))
+        check(b"mldsa-accel" not in p.stdout, "%s: the provider is listed although it refused" % line)
+        expect_stderr(p, said)
     # A good config says nothing.
     p = o.run("list", "-providers", conf=o.conf("good.cnf"))
     check(b"mldsa-accel" in p.stdout and p.stderr == b"", "good config: %r" % p.stderr)

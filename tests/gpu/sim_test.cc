@@ -232,30 +232,6 @@ TEST(SimDevice, SettingsFromText) {
     EXPECT_NE(why.find("MLDSA_ACCEL_SIM_FAULTS"), std::string::npos) << why;
   }
 
-  SimConfig c;
-  bool on = true;
-  unsetenv("MLDSA_ACCEL_SIM_DEVICES");
-  ASSERT_TRUE(gpu::sim_config_from_environment(c, &on, &why));
-  EXPECT_FALSE(on);
-  setenv("MLDSA_ACCEL_SIM_DEVICES", "3", 1);
-  setenv("MLDSA_ACCEL_SIM_FAULTS", "zero:1", 1);
-  ASSERT_TRUE(gpu::sim_config_from_environment(c, &on, &why)) << why;
-  EXPECT_TRUE(on);
-  EXPECT_EQ(c.devices, 3);
-  EXPECT_EQ(c.faults.size(), 1u);
-  EXPECT_TRUE(c.device_work);
-  setenv("MLDSA_ACCEL_SIM_DEVICE_WORK", "0", 1);
-  ASSERT_TRUE(gpu::sim_config_from_environment(c, &on, &why)) << why;
-  EXPECT_FALSE(c.device_work);
-  setenv("MLDSA_ACCEL_SIM_DEVICE_WORK", "off", 1);
-  EXPECT_FALSE(gpu::sim_config_from_environment(c, &on, &why));
-  EXPECT_NE(why.find("MLDSA_ACCEL_SIM_DEVICE_WORK"), std::string::npos) << why;
-  unsetenv("MLDSA_ACCEL_SIM_DEVICE_WORK");
-  setenv("MLDSA_ACCEL_SIM_DEVICES", "17", 1);
-  EXPECT_FALSE(gpu::sim_config_from_environment(c, &on, &why));
-  EXPECT_NE(why.find("MLDSA_ACCEL_SIM_DEVICES"), std::string::npos);
-  unsetenv("MLDSA_ACCEL_SIM_DEVICES");
-  unsetenv("MLDSA_ACCEL_SIM_FAULTS");
 }
 
 // ---------------------------------------------------------------------------

@@ -199,7 +199,7 @@ TEST_F(ProviderLoad, ErrorsComeFromTheInstanceDoingTheWork) {
   EVP_PKEY_free(pkey);
 }
 
-// A refused load (a bad routing setting) still prints its reason by name:
+// A refused load (a bad setting) still prints its reason by name:
 // the strings are registered for the refused instance's library number.
 TEST(ProviderRefusal, ReasonPrintsByName) {
   OSSL_LIB_CTX* libctx = OSSL_LIB_CTX_new();
@@ -214,7 +214,7 @@ TEST(ProviderRefusal, ReasonPrintsByName) {
   for (unsigned long e; (e = ERR_get_error()) != 0;) {
     const char* reason = ERR_reason_error_string(e);
     const char* lib = ERR_lib_error_string(e);
-    if (reason != nullptr && std::string(reason) == "bad mldsa-accel routing setting") {
+    if (reason != nullptr && std::string(reason) == "bad mldsa-accel setting") {
       found = true;
       EXPECT_STREQ(lib, "mldsa-accel");
     }

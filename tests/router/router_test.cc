@@ -641,52 +641,63 @@ INSTANTIATE_TEST_SUITE_P(WakeUp, AsyncJobs, ::testing::Values(false, true),
 // ---------------------------------------------------------------------------
 // Settings
 
+// One openssl.cnf line through the settings table (provctx/settings.h).
+bool apply(prov::Settings& s, std::string_view key, std::string_view value, std::string* why) {
+  const prov::Setting* row = prov::find_setting(key);
+  if (row == nullptr || row->key == nullptr) {
+    *why = "unknown key " + std::string(key);
+    return false;
+  }
+  return prov::apply_setting(s, *row, value, why);
+}
+
 TEST(RouterConfig, KeysAndValues) {
-  RouterConfig cfg;
+  prov::Settings s;
   std::string why;
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU, "OFF", &why));
-  EXPECT_EQ(cfg.gpu, GpuMode::off);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU, "auto", &why));
-  EXPECT_EQ(cfg.gpu, GpuMode::automatic);
-  EXPECT_EQ(cfg.policy, GpuPolicy::measured);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_POLICY, "Always", &why));
-  EXPECT_EQ(cfg.policy, GpuPolicy::always);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_POLICY, "measured", &why));
-  EXPECT_EQ(cfg.policy, GpuPolicy::measured);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MIN_INFLIGHT, "0", &why));
-  EXPECT_EQ(cfg.min_inflight, 0u);
-  EXPECT_FALSE(cfg.max_batch_set);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MAX_BATCH, "4096", &why));
-  EXPECT_EQ(cfg.limits.max_batch, 4096u);
-  EXPECT_TRUE(cfg.max_batch_set);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_MAX_WAIT_US, "250", &why));
-  EXPECT_EQ(cfg.limits.max_wait, 250us);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_GPU_QUEUE_DEPTH, "10", &why));
-  EXPECT_EQ(cfg.limits.capacity, 10u);
-  EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "REF", &why));
-  EXPECT_EQ(cfg.cpu_backend, "ref");
+  auto cfg = [&] { return router_config(s); };
+  EXPECT_TRUE(apply(s, "gpu", "OFF", &why));
+  EXPECT_EQ(cfg().gpu, GpuMode::off);
+  EXPECT_TRUE(apply(s, "gpu", "auto", &why));
+  EXPECT_EQ(cfg().gpu, GpuMode::automatic);
+  EXPECT_EQ(cfg().policy, GpuPolicy::measured);
+  EXPECT_TRUE(apply(s, "gpu_policy", "Always", &why));
+  EXPECT_EQ(cfg().policy, GpuPolicy::always);
+  EXPECT_TRUE(apply(s, "gpu_policy", "measured", &why));
+  EXPECT_EQ(cfg().policy, GpuPolicy::measured);
+  EXPECT_TRUE(apply(s, "gpu_min_inflight", "0", &why));
+  EXPECT_EQ(cfg().min_inflight, 0u);
+  EXPECT_FALSE(cfg().max_batch_set);
+  EXPECT_TRUE(apply(s, "gpu_max_batch", "4096", &why));
+  EXPECT_EQ(cfg().limits.max_batch, 4096u);
+  EXPECT_TRUE(cfg().max_batch_set);
+  EXPECT_TRUE(apply(s, "gpu_max_wait_us", "250", &why));
+  EXPECT_EQ(cfg().limits.max_wait, 250us);
+  EXPECT_TRUE(apply(s, "gpu_queue_depth", "10", &why));
+  EXPECT_EQ(cfg().limits.capacity, 10u);
+  EXPECT_TRUE(apply(s, "cpu_backend", "REF", &why));
+  EXPECT_EQ(cfg().cpu_backend, "ref");
   // Every spelling the core lists is taken (case-insensitively), and only those.
   for (const std::string& spec : mldsa::backend_specs()) {
     std::string upper = spec;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    EXPECT_TRUE(apply_router_key(cfg, CONFIG_CPU_BACKEND, upper, &why)) << upper << ": " << why;
-    EXPECT_EQ(cfg.cpu_backend, spec);
+    EXPECT_TRUE(apply(s, "cpu_backend", upper, &why)) << upper << ": " << why;
+    EXPECT_EQ(cfg().cpu_backend, spec);
   }
 
   const std::pair<const char*, const char*> bad[] = {
-      {CONFIG_GPU, "maybe"},           {CONFIG_GPU_MIN_INFLIGHT, "-1"},   {CONFIG_GPU_MAX_BATCH, "0"},
-      {CONFIG_GPU_MAX_BATCH, "12abc"}, {CONFIG_GPU_MAX_WAIT_US, ""},      {CONFIG_GPU_QUEUE_DEPTH, "99999999999"},
-      {CONFIG_CPU_BACKEND, "sse2"},    {"gpu_speed", "1"},                {CONFIG_GPU_POLICY, "fast"},
-      {CONFIG_CPU_BACKEND, "avx2@"},   {CONFIG_CPU_BACKEND, "avx2@zen9"}, {CONFIG_CPU_BACKEND, "@zen5"},
-      {CONFIG_CPU_BACKEND, "auto@zen9"}, {CONFIG_CPU_BACKEND, "ref@zen5"}, {CONFIG_CPU_BACKEND, "avx512 "},
+      {"gpu", "maybe"},           {"gpu_min_inflight", "-1"},   {"gpu_max_batch", "0"},
+      {"gpu_max_batch", "12abc"}, {"gpu_max_wait_us", ""},      {"gpu_queue_depth", "99999999999"},
+      {"cpu_backend", "sse2"},    {"gpu_speed", "1"},           {"gpu_policy", "fast"},
+      {"cpu_backend", "avx2@"},   {"cpu_backend", "avx2@zen9"}, {"cpu_backend", "@zen5"},
+      {"cpu_backend", "auto@zen9"}, {"cpu_backend", "ref@zen5"}, {"cpu_backend", "avx512 "},
   };
   for (const auto& [key, value] : bad) {
     why.clear();
-    EXPECT_FALSE(apply_router_key(cfg, key, value, &why)) << key << "=" << value;
+    EXPECT_FALSE(apply(s, key, value, &why)) << key << "=" << value;
     EXPECT_NE(why.find(key), std::string::npos) << why;
   }
   why.clear();
-  EXPECT_FALSE(apply_router_key(cfg, CONFIG_CPU_BACKEND, "sse2", &why));
+  EXPECT_FALSE(apply(s, "cpu_backend", "sse2", &why));
   for (const std::string& spec : mldsa::backend_specs())  // the message says what is allowed
     EXPECT_NE(why.find(spec), std::string::npos) << spec << " missing from: " << why;
 }
