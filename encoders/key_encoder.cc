@@ -10,6 +10,7 @@
 #include "encoders/private_key_info.h"
 #include "keymgmt/key.h"
 #include "provctx/errors.h"
+#include "provctx/param_read.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -336,19 +337,21 @@ int enc_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj, const OSSL_PARA
 // key's exported parameters (seed / priv / pub) become one of our keys.
 void* enc_import_object(void* vctx, int selection, const OSSL_PARAM params[]) {
   auto* ctx = static_cast<EncoderCtx*>(vctx);
-  auto octets = [params](const char* name) -> std::span<const uint8_t> {
+  bool ok = true;
+  auto octets = [&](const char* name) -> std::span<const uint8_t> {
     const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name);
-    const void* data = nullptr;
-    size_t len = 0;
-    if (p == nullptr || OSSL_PARAM_get_octet_string_ptr(p, &data, &len) == 0) return {};
-    return {static_cast<const uint8_t*>(data), len};
+    std::span<const uint8_t> out;
+    if (p != nullptr && !read_octets(ctx->provctx, p, out)) ok = false;
+    return out;
   };
   const bool want_priv = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
+  const auto seed = want_priv ? octets(OSSL_PKEY_PARAM_ML_DSA_SEED) : std::span<const uint8_t>{};
+  const auto priv = want_priv ? octets(OSSL_PKEY_PARAM_PRIV_KEY) : std::span<const uint8_t>{};
+  const auto pub = octets(OSSL_PKEY_PARAM_PUB_KEY);
+  if (!ok) return nullptr;
   Key* key = key_new(ctx->provctx, ctx->set);
   if (key == nullptr) return nullptr;
-  if (!key_from_parts(key, want_priv ? octets(OSSL_PKEY_PARAM_ML_DSA_SEED) : std::span<const uint8_t>{},
-                      want_priv ? octets(OSSL_PKEY_PARAM_PRIV_KEY) : std::span<const uint8_t>{},
-                      octets(OSSL_PKEY_PARAM_PUB_KEY))) {
+  if (!key_from_parts(key, seed, priv, pub)) {
     key_free(key);
     return nullptr;
   }

@@ -597,4 +597,57 @@ TEST_F(Codec, OtherKeyTypesStillDecode) {
   EXPECT_TRUE(EVP_PKEY_is_a(back_pub.get(), "ED25519"));
 }
 
+// --- parameters ---------------------------------------------------------------
+
+// The implementation of one of the module's encoders for ML-DSA-44, by index
+// (the seven of key_encoder.cc's MLDSA_ENCODERS, in order).
+const OSSL_DISPATCH* ml_dsa_44_encoder(Lib& lib, size_t index, const char** props) {
+  int no_cache = 0;
+  size_t seen = 0;
+  for (const OSSL_ALGORITHM* a = OSSL_PROVIDER_query_operation(lib.mldsa, OSSL_OP_ENCODER, &no_cache);
+       a != nullptr && a->algorithm_names != nullptr; ++a) {
+    if (std::strstr(a->algorithm_names, "ML-DSA-44") == nullptr || seen++ != index) continue;
+    *props = a->property_definition;
+    return a->implementation;
+  }
+  return nullptr;
+}
+
+template <typename Fn>
+Fn* dispatch_fn(const OSSL_DISPATCH* fns, int id) {
+  for (; fns != nullptr && fns->function_id != 0; ++fns)
+    if (fns->function_id == id) return reinterpret_cast<Fn*>(fns->function);
+  return nullptr;
+}
+
+// import_object (the core's route for a key held by another provider) with
+// a key part of NULL data and a non-zero size: refused with the provider's
+// reason, never a crash.
+TEST_F(Codec, EncoderImportObjectNullDataIsNamed) {
+  Lib lib;
+  ASSERT_NE(lib.mldsa, nullptr);
+  void* provctx = OSSL_PROVIDER_get0_provider_ctx(lib.mldsa);
+  for (size_t e = 0; e < 7; ++e) {
+    const char* props = nullptr;
+    const OSSL_DISPATCH* fns = ml_dsa_44_encoder(lib, e, &props);
+    ASSERT_NE(fns, nullptr) << e;
+    SCOPED_TRACE(props);
+    auto newctx = dispatch_fn<OSSL_FUNC_encoder_newctx_fn>(fns, OSSL_FUNC_ENCODER_NEWCTX);
+    auto freectx = dispatch_fn<OSSL_FUNC_encoder_freectx_fn>(fns, OSSL_FUNC_ENCODER_FREECTX);
+    auto import_object = dispatch_fn<OSSL_FUNC_encoder_import_object_fn>(fns, OSSL_FUNC_ENCODER_IMPORT_OBJECT);
+    ASSERT_TRUE(newctx != nullptr && freectx != nullptr && import_object != nullptr);
+    void* ctx = newctx(provctx);
+    for (auto [name, size] : {std::pair{"seed", size_t{32}}, {"priv", kSk[0]}, {"pub", kPk[0]}}) {
+      for (unsigned int type : {OSSL_PARAM_OCTET_STRING, OSSL_PARAM_OCTET_PTR}) {
+        SCOPED_TRACE(std::string(name) + " type " + std::to_string(type));
+        OSSL_PARAM p[] = {{name, type, nullptr, size, OSSL_PARAM_UNMODIFIED}, OSSL_PARAM_END};
+        ERR_clear_error();
+        EXPECT_EQ(import_object(ctx, OSSL_KEYMGMT_SELECT_KEYPAIR, p), nullptr);
+        EXPECT_TRUE(provider_error(mldsa::prov::R_NULL_PARAM_DATA));
+      }
+    }
+    freectx(ctx);
+  }
+}
+
 }  // namespace
