@@ -276,26 +276,16 @@ const OSSL_PARAM* enc_settable_ctx_params(void*) {
   return settable;
 }
 
-// A utf8 parameter that may be NULL (OSSL_ENCODER_CTX_set_cipher(ctx, NULL, NULL) clears the cipher).
-bool get_optional_string(const OSSL_PARAM* p, std::string& out) {
-  if (p->data == nullptr) {
-    out.clear();
-    return true;
-  }
-  const char* s = nullptr;
-  if (OSSL_PARAM_get_utf8_string_ptr(p, &s) == 0) return false;
-  out = s != nullptr ? s : "";
-  return true;
-}
-
+// Both are UTF-8 strings; a NULL one (OSSL_ENCODER_CTX_set_cipher(ctx, NULL,
+// NULL)) clears the setting, another type raises the bad-type reason naming it.
 int enc_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   auto* ctx = static_cast<EncoderCtx*>(vctx);
   if (params == nullptr) return 1;
   const OSSL_PARAM* props = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_PROPERTIES);
-  if (props != nullptr && !get_optional_string(props, ctx->cipher_props)) return 0;
+  if (props != nullptr && !read_utf8(ctx->provctx, props, ctx->cipher_props)) return 0;
   const OSSL_PARAM* cipher = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_CIPHER);
   if (cipher != nullptr) {
-    if (!get_optional_string(cipher, ctx->cipher)) return 0;
+    if (!read_utf8(ctx->provctx, cipher, ctx->cipher)) return 0;
     if (!ctx->cipher.empty()) {
       // Fail now on an unknown cipher rather than at encode time.
       EVP_CIPHER* c = EVP_CIPHER_fetch(libctx_of(ctx->provctx), ctx->cipher.c_str(),

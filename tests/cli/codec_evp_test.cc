@@ -650,4 +650,97 @@ TEST_F(Codec, EncoderImportObjectNullDataIsNamed) {
   }
 }
 
+// Each encoder parameter ("cipher", "properties") given with each type it
+// is not (every other OSSL_PARAM type, with data and with NULL data), on
+// every output and structure: refused with the provider's bad-type reason,
+// naming the parameter, and the context keeps working.
+TEST_F(Codec, EncoderParametersOfTheWrongTypeAreNamed) {
+  Lib lib;
+  const Kat k = kat(0);
+  Pkey key = from_data(lib, 0, "seed", k.seed);
+  ASSERT_TRUE(key);
+  const std::pair<const char*, const char*> targets[] = {
+      {"DER", "SubjectPublicKeyInfo"}, {"PEM", "SubjectPublicKeyInfo"},    {"DER", "PrivateKeyInfo"},
+      {"PEM", "PrivateKeyInfo"},       {"DER", "EncryptedPrivateKeyInfo"}, {"PEM", "EncryptedPrivateKeyInfo"},
+      {"TEXT", nullptr}};
+  int number = 1;
+  double real = 1;
+  unsigned char bytes[] = "AES-128-CBC";
+  void* bytes_ptr = bytes;
+  const OSSL_PARAM wrong[] = {
+      {nullptr, OSSL_PARAM_INTEGER, &number, sizeof number, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_UNSIGNED_INTEGER, &number, sizeof number, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_REAL, &real, sizeof real, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_OCTET_STRING, bytes, sizeof bytes - 1, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_OCTET_PTR, &bytes_ptr, sizeof bytes - 1, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_INTEGER, nullptr, 0, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_OCTET_STRING, nullptr, 0, OSSL_PARAM_UNMODIFIED},
+  };
+  for (const auto& [type, structure] : targets) {
+    for (const char* name : {OSSL_ENCODER_PARAM_CIPHER, OSSL_ENCODER_PARAM_PROPERTIES}) {
+      for (const OSSL_PARAM& w : wrong) {
+        SCOPED_TRACE(std::string(type) + " " + (structure ? structure : "") + " " + name + " type " +
+                     std::to_string(w.data_type) + (w.data ? "" : " NULL"));
+        const bool pub = structure != nullptr && std::strcmp(structure, "SubjectPublicKeyInfo") == 0;
+        OSSL_ENCODER_CTX* ectx = OSSL_ENCODER_CTX_new_for_pkey(key.get(), pub ? EVP_PKEY_PUBLIC_KEY : EVP_PKEY_KEYPAIR,
+                                                               type, structure, nullptr);
+        ASSERT_NE(ectx, nullptr);
+        ASSERT_GT(OSSL_ENCODER_CTX_get_num_encoders(ectx), 0);
+        OSSL_PARAM p[] = {w, OSSL_PARAM_END};
+        p[0].key = name;
+        ERR_clear_error();
+        EXPECT_EQ(OSSL_ENCODER_CTX_set_params(ectx, p), 0);
+        const char* data = nullptr;
+        int flags = 0;
+        ERR_peek_last_error_data(&data, &flags);
+        EXPECT_NE((flags & ERR_TXT_STRING) ? std::string(data).find(name) : std::string::npos, std::string::npos);
+        EXPECT_TRUE(provider_error(mldsa::prov::R_BAD_PARAM_TYPE));
+        // The refused value changed nothing: a plain (unencrypted) encoding still works.
+        if (std::string(structure ? structure : "") != "EncryptedPrivateKeyInfo") {
+          unsigned char* out = nullptr;
+          size_t len = 0;
+          EXPECT_EQ(OSSL_ENCODER_to_data(ectx, &out, &len), 1);
+          OPENSSL_free(out);
+        }
+        OSSL_ENCODER_CTX_free(ectx);
+      }
+    }
+  }
+}
+
+// The decoders take no parameters: none is settable, so none can be of the
+// wrong type; parameters given to a decoder context leave them decoding.
+TEST_F(Codec, DecodersTakeNoParameters) {
+  Lib lib;
+  int no_cache = 0;
+  size_t ours = 0;
+  for (const OSSL_ALGORITHM* a = OSSL_PROVIDER_query_operation(lib.mldsa, OSSL_OP_DECODER, &no_cache);
+       a != nullptr && a->algorithm_names != nullptr; ++a, ++ours) {
+    SCOPED_TRACE(a->algorithm_names);
+    EXPECT_EQ(dispatch_fn<OSSL_FUNC_decoder_set_ctx_params_fn>(a->implementation, OSSL_FUNC_DECODER_SET_CTX_PARAMS),
+              nullptr);
+    EXPECT_EQ(dispatch_fn<OSSL_FUNC_decoder_settable_ctx_params_fn>(a->implementation,
+                                                                     OSSL_FUNC_DECODER_SETTABLE_CTX_PARAMS),
+              nullptr);
+  }
+  EXPECT_GT(ours, 0u);
+  const Kat k = kat(0);
+  const Bytes der = pkcs8(mldsa_oid(0), layout("seed-priv", k.seed, k.sk, k.pk));
+  int number = 1;
+  for (const char* name : {OSSL_DECODER_PARAM_PROPERTIES, "input-type", "input-structure"}) {
+    EVP_PKEY* pkey = nullptr;
+    OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(&pkey, "DER", nullptr, "ML-DSA-44", 0, lib.ctx, nullptr);
+    ASSERT_NE(dctx, nullptr);
+    OSSL_PARAM p[] = {OSSL_PARAM_construct_int(name, &number), OSSL_PARAM_END};
+    OSSL_DECODER_CTX_set_params(dctx, p);  // whatever OpenSSL's own decoders in the chain answer
+    ERR_clear_error();
+    const unsigned char* in = der.data();
+    size_t len = der.size();
+    EXPECT_EQ(OSSL_DECODER_from_data(dctx, &in, &len), 1) << name;
+    EXPECT_NE(pkey, nullptr) << name;
+    EVP_PKEY_free(pkey);
+    OSSL_DECODER_CTX_free(dctx);
+  }
+}
+
 }  // namespace
