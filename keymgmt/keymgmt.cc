@@ -132,7 +132,12 @@ const OSSL_PARAM* km_imexport_types(int selection) {
 
 int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   Key* k = static_cast<Key*>(keydata);
-  if (k == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
+  if (k == nullptr) return 0;
+  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) {
+    MLDSA_RAISE_DETAIL(k->provctx, R_NOT_SUPPORTED,
+                       "import: the selection names no key part (these keys have no domain parameters)");
+    return 0;
+  }
   const bool with_private = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
   bool ok = true;
   std::span<const uint8_t> seed, priv, pub;

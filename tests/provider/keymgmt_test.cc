@@ -256,6 +256,18 @@ TEST_F(Keymgmt, ImportRejections) {
   EXPECT_EQ(fromdata(set, {}, {}, {}), nullptr);
 }
 
+// An import whose selection names no key part (only domain parameters,
+// which these keys do not have, or nothing) fails with a reason, not an
+// empty error queue (found by tests/fuzz/params_fuzz.cc).
+TEST_F(Keymgmt, ImportWithoutKeyPartIsNamed) {
+  const auto pub = vec(core_key(ParamSet::ML_DSA_44, seed_of(9))->public_key().encoded());
+  for (int selection : {EVP_PKEY_KEY_PARAMETERS, 0}) {
+    ERR_clear_error();
+    EXPECT_EQ(fromdata(ParamSet::ML_DSA_44, {}, {}, pub, selection), nullptr) << selection;
+    EXPECT_TRUE(raised("operation not supported by ML-DSA")) << selection;
+  }
+}
+
 // prefer_seed = no: the expanded key is what gets loaded, so a malformed one
 // is reported as such rather than as a mismatch with the seed.
 TEST_F(Keymgmt, PreferSeedNo) {
