@@ -5,6 +5,8 @@
 
 #include <openssl/params.h>
 
+#include <cstring>
+
 namespace mldsa::prov {
 
 namespace {
@@ -50,7 +52,10 @@ bool read_utf8(const ProvCtx* ctx, const OSSL_PARAM* p, std::string& out) {
   if (p->data == nullptr && (p->data_size != 0 || p->data_type == OSSL_PARAM_UTF8_PTR)) return null_data(ctx, p);
   const char* s = nullptr;
   if (p->data != nullptr && !OSSL_PARAM_get_utf8_string_ptr(p, &s)) return bad_type(ctx, p, "a UTF-8 string");
-  out = s != nullptr ? s : "";
+  // The string ends at data_size, or at a NUL before it: never past the
+  // caller's bytes. Size 0 means NUL-terminated, as OSSL_PARAM_utf8_string(
+  // key, buf, 0) and a _PTR of size 0 give it (and OpenSSL's providers read it).
+  out = s == nullptr ? std::string() : p->data_size != 0 ? std::string(s, strnlen(s, p->data_size)) : std::string(s);
   return true;
 }
 

@@ -21,9 +21,9 @@ bool read_octets(const ProvCtx* ctx, const OSSL_PARAM* p, std::span<const uint8_
 // An int from any type OSSL_PARAM_get_int converts (integer, unsigned, real).
 bool read_int(const ProvCtx* ctx, const OSSL_PARAM* p, int& out);
 
-// A UTF-8 string (OSSL_PARAM_UTF8_STRING, or _PTR). NULL data of size 0,
-// or a NULL string pointer, is "" (how OSSL_ENCODER_CTX_set_cipher(ctx,
-// NULL, NULL) says "none").
+// A UTF-8 string (OSSL_PARAM_UTF8_STRING, or _PTR), no longer than its
+// data_size (0: up to its NUL). NULL data of size 0, or a NULL string
+// pointer, is "" (how OSSL_ENCODER_CTX_set_cipher(ctx, NULL, NULL) says "none").
 bool read_utf8(const ProvCtx* ctx, const OSSL_PARAM* p, std::string& out);
 
 }  // namespace mldsa::prov

@@ -708,6 +708,33 @@ TEST_F(Codec, EncoderParametersOfTheWrongTypeAreNamed) {
   }
 }
 
+// A UTF-8 string parameter ends at its data_size, NUL or not: a cipher name
+// with more bytes after it (no NUL within its size) names that cipher.
+// Reading on to a NUL ran past the caller's buffer (found by
+// tests/fuzz/params_fuzz.cc under ASan).
+TEST_F(Codec, EncoderStringParametersEndAtTheirSize) {
+  Lib lib;
+  const Kat k = kat(0);
+  Pkey key = from_data(lib, 0, "seed", k.seed);
+  ASSERT_TRUE(key);
+  OSSL_ENCODER_CTX* ectx = OSSL_ENCODER_CTX_new_for_pkey(key.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo", nullptr);
+  ASSERT_NE(ectx, nullptr);
+  char cipher[] = "AES-128-CBCX";
+  OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_CIPHER, cipher, 11), OSSL_PARAM_END};
+  ERR_clear_error();
+  EXPECT_EQ(OSSL_ENCODER_CTX_set_params(ectx, p), 1) << ERR_reason_error_string(ERR_peek_last_error());
+  ASSERT_EQ(OSSL_ENCODER_CTX_set_passphrase(ectx, reinterpret_cast<const unsigned char*>("pw"), 2), 1);
+  unsigned char* data = nullptr;
+  size_t len = 0;
+  ASSERT_EQ(OSSL_ENCODER_to_data(ectx, &data, &len), 1);
+  OSSL_ENCODER_CTX_free(ectx);
+  const Bytes der(data, data + len);
+  OPENSSL_free(data);
+  Pkey back = decode(lib, der, "DER", nullptr, "EncryptedPrivateKeyInfo", "pw");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(EVP_PKEY_eq(back.get(), key.get()), 1);
+}
+
 // The decoders take no parameters: none is settable, so none can be of the
 // wrong type; parameters given to a decoder context leave them decoding.
 TEST_F(Codec, DecodersTakeNoParameters) {
