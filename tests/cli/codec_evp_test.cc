@@ -4,6 +4,7 @@
 // ACVP keyGen vectors, independently of encoders/pkcs8_formats.cc.
 #include "provctx/errors.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/core/der_writer.h"
 
 #include <gtest/gtest.h>
 #include <openssl/core_names.h>
@@ -31,47 +32,22 @@ constexpr const char* kNames[] = {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87"};
 constexpr size_t kPk[] = {1312, 1952, 2592};
 constexpr size_t kSk[] = {2560, 4032, 4896};
 
-// --- DER building (the test's own oracle) -----------------------------------
+// --- DER building: the test's own oracle (tests/core/der_writer.h) ----------
 
-Bytes der_len(size_t n) {
-  if (n < 0x80) return {static_cast<uint8_t>(n)};
-  Bytes b;
-  for (size_t v = n; v != 0; v >>= 8) b.insert(b.begin(), static_cast<uint8_t>(v));
-  b.insert(b.begin(), static_cast<uint8_t>(0x80 | b.size()));
-  return b;
-}
-Bytes cat(std::initializer_list<Bytes> parts) {
-  Bytes out;
-  for (const Bytes& p : parts) out.insert(out.end(), p.begin(), p.end());
+using mldsa::test::der::cat;
+using mldsa::test::der::has_seed;
+using mldsa::test::der::kFormats;
+using mldsa::test::der::mldsa_oid;
+using mldsa::test::der::pkcs8;
+using mldsa::test::der::pkcs8_v2;
+using mldsa::test::der::spki;
+using mldsa::test::der::tlv;
+
+Bytes layout(const std::string& fmt, const Bytes& seed, const Bytes& sk, const Bytes& pk) {
+  Bytes out = mldsa::test::der::layout(fmt, seed, sk, pk);
+  if (out.empty()) ADD_FAILURE() << "unknown format " << fmt;
   return out;
 }
-Bytes tlv(uint8_t tag, const Bytes& body) { return cat({{tag}, der_len(body.size()), body}); }
-// 2.16.840.1.101.3.4.3.{17,18,19}
-Bytes mldsa_oid(int i) { return tlv(0x06, {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, static_cast<uint8_t>(0x11 + i)}); }
-Bytes pkcs8(const Bytes& oid, const Bytes& payload, const Bytes& alg_params = {}) {
-  return tlv(0x30, cat({tlv(0x02, {0x00}), tlv(0x30, cat({oid, alg_params})), tlv(0x04, payload)}));
-}
-// RFC 5958 OneAsymmetricKey v2: publicKey [1] IMPLICIT BIT STRING after the key.
-Bytes pkcs8_v2(const Bytes& oid, const Bytes& payload, const Bytes& pk, uint8_t version = 1, uint8_t unused_bits = 0) {
-  return tlv(0x30, cat({tlv(0x02, {version}), tlv(0x30, oid), tlv(0x04, payload), tlv(0x81, cat({{unused_bits}, pk}))}));
-}
-Bytes spki(const Bytes& oid, const Bytes& pk, uint8_t unused_bits = 0) {
-  return tlv(0x30, cat({tlv(0x30, oid), tlv(0x03, cat({{unused_bits}, pk}))}));
-}
-
-// The six private key layouts (RFC 9881 and OpenSSL 3.5's extra ones).
-Bytes layout(const std::string& fmt, const Bytes& seed, const Bytes& sk, const Bytes& pk) {
-  if (fmt == "seed-priv") return tlv(0x30, cat({tlv(0x04, seed), tlv(0x04, sk)}));
-  if (fmt == "priv-only") return tlv(0x04, sk);
-  if (fmt == "oqskeypair") return tlv(0x04, cat({sk, pk}));
-  if (fmt == "seed-only") return tlv(0x80, seed);
-  if (fmt == "bare-priv") return sk;
-  if (fmt == "bare-seed") return seed;
-  ADD_FAILURE() << "unknown format " << fmt;
-  return {};
-}
-constexpr const char* kFormats[] = {"seed-priv", "priv-only", "oqskeypair", "seed-only", "bare-priv", "bare-seed"};
-bool has_seed(const std::string& f) { return f == "seed-priv" || f == "seed-only" || f == "bare-seed"; }
 
 // --- ACVP keyGen: the first case of each parameter set ----------------------
 
@@ -577,6 +553,35 @@ TEST_F(Codec, BytesAfterTheDerObjectAsForOtherKeyTypes) {
   EXPECT_EQ(static_cast<bool>(back), ed_loads);
   if (back) {
     EXPECT_EQ(octets(back.get(), OSSL_PKEY_PARAM_PRIV_KEY), k.sk);
+  }
+}
+
+// With the structure named, the chain starts at the provider's own decoders,
+// which must read one DER object and leave what follows to the caller
+// (OSSL_DECODER_from_data reports it), as OpenSSL's decoders do: they read
+// the whole input and took the extra bytes for part of the key, refusing it
+// (found by tests/fuzz/differential_fuzz.cc against OpenSSL 3.5).
+TEST_F(Codec, BytesAfterTheKeyStayForTheCaller) {
+  Lib lib;
+  const Kat k = kat(0);
+  const Bytes pki = pkcs8(mldsa_oid(0), layout("seed-priv", k.seed, k.sk, k.pk));
+  const Bytes pub = spki(mldsa_oid(0), k.pk);
+  for (const auto& [structure, der] : {std::pair{"PrivateKeyInfo", pki}, std::pair{"SubjectPublicKeyInfo", pub}}) {
+    for (const Bytes& tail : {Bytes{0x30}, Bytes{0x30, 0x03, 0x02, 0x01, 0x00}, pub}) {
+      SCOPED_TRACE(std::string(structure) + " + " + std::to_string(tail.size()) + " bytes");
+      const Bytes in = cat({der, tail});
+      EVP_PKEY* pkey = nullptr;
+      OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(&pkey, "DER", structure, "ML-DSA-44", 0, lib.ctx, nullptr);
+      ASSERT_NE(dctx, nullptr);
+      const unsigned char* p = in.data();
+      size_t len = in.size();
+      EXPECT_EQ(OSSL_DECODER_from_data(dctx, &p, &len), 1);
+      EXPECT_EQ(len, tail.size());
+      ASSERT_NE(pkey, nullptr);
+      EXPECT_EQ(octets(pkey, "pub"), k.pk);
+      EVP_PKEY_free(pkey);
+      OSSL_DECODER_CTX_free(dctx);
+    }
   }
 }
 
