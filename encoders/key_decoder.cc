@@ -43,19 +43,33 @@ enum class Outcome { not_mine, error, key };
 // about 7.5 KB): bigger input is someone else's.
 constexpr size_t MAX_DER_BYTES = 16384;
 
-// Reads the whole input into out. Capacity is reserved up front so the
-// vector never reallocates: no stray copy of key bytes is left behind.
-bool read_all(BIO* in, std::vector<uint8_t>& out) {
+// Appends exactly n bytes of the input to out (fewer only at its end).
+bool read_exactly(BIO* in, std::vector<uint8_t>& out, size_t n) {
+  const size_t at = out.size();
+  out.resize(at + n);
+  size_t got = 0;
+  for (size_t r = 0; got < n && BIO_read_ex(in, out.data() + at + got, n - got, &r) == 1 && r > 0;) got += r;
+  out.resize(at + got);
+  return got == n;
+}
+
+// Reads one DER object (a one-byte tag, a definite length, the contents)
+// and not a byte more: what follows stays for the caller, as OpenSSL's own
+// decoders leave it (OSSL_DECODER_from_data reports it as unread). False if
+// the input starts with no such header, or the object is longer than
+// MAX_DER_BYTES or cut short. Capacity is reserved up front so the vector
+// never reallocates: no stray copy of key bytes is left behind.
+bool read_der_object(BIO* in, std::vector<uint8_t>& out) {
   out.reserve(MAX_DER_BYTES);
-  uint8_t buf[4096];
-  size_t n = 0;
-  bool fits = true;
-  while (fits && BIO_read_ex(in, buf, sizeof(buf), &n) == 1 && n > 0) {
-    fits = out.size() + n <= MAX_DER_BYTES;
-    if (fits) out.insert(out.end(), buf, buf + n);
+  if (!read_exactly(in, out, 2) || (out[0] & 0x1f) == 0x1f || out[1] == 0x80) return false;
+  size_t len = out[1];
+  if (len > 0x80) {
+    const size_t count = len & 0x7f;
+    if (count > 2 || !read_exactly(in, out, count)) return false;  // 3 length bytes are past MAX_DER_BYTES
+    len = 0;
+    for (size_t i = 0; i < count; ++i) len = len << 8 | out[2 + i];
   }
-  OPENSSL_cleanse(buf, sizeof(buf));
-  return fits;
+  return out.size() + len <= MAX_DER_BYTES && read_exactly(in, out, len);
 }
 
 // Is alg our parameter set's OID? Also checks that parameters are absent,
@@ -224,13 +238,12 @@ int dec_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK* dat
   BIO* in = bio_from_core(ctx->provctx, cin);
   if (in == nullptr) return 0;
   std::vector<uint8_t> der;
-  const bool small_enough = read_all(in, der);
+  const bool read = read_der_object(in, der);
   BIO_free(in);
 
   Key* key = nullptr;
   Outcome o = Outcome::not_mine;
-  if (small_enough && !der.empty())
-    o = ctx->structure == Structure::spki ? decode_spki(*ctx, der, key) : decode_pki(*ctx, der, key);
+  if (read) o = ctx->structure == Structure::spki ? decode_spki(*ctx, der, key) : decode_pki(*ctx, der, key);
   OPENSSL_cleanse(der.data(), der.size());
   if (o == Outcome::not_mine) return 1;
   if (o == Outcome::error) return 0;

@@ -10,6 +10,7 @@
 #include "encoders/private_key_info.h"
 #include "keymgmt/key.h"
 #include "provctx/errors.h"
+#include "provctx/param_read.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -275,26 +276,16 @@ const OSSL_PARAM* enc_settable_ctx_params(void*) {
   return settable;
 }
 
-// A utf8 parameter that may be NULL (OSSL_ENCODER_CTX_set_cipher(ctx, NULL, NULL) clears the cipher).
-bool get_optional_string(const OSSL_PARAM* p, std::string& out) {
-  if (p->data == nullptr) {
-    out.clear();
-    return true;
-  }
-  const char* s = nullptr;
-  if (OSSL_PARAM_get_utf8_string_ptr(p, &s) == 0) return false;
-  out = s != nullptr ? s : "";
-  return true;
-}
-
+// Both are UTF-8 strings; a NULL one (OSSL_ENCODER_CTX_set_cipher(ctx, NULL,
+// NULL)) clears the setting, another type raises the bad-type reason naming it.
 int enc_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   auto* ctx = static_cast<EncoderCtx*>(vctx);
   if (params == nullptr) return 1;
   const OSSL_PARAM* props = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_PROPERTIES);
-  if (props != nullptr && !get_optional_string(props, ctx->cipher_props)) return 0;
+  if (props != nullptr && !read_utf8(ctx->provctx, props, ctx->cipher_props)) return 0;
   const OSSL_PARAM* cipher = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_CIPHER);
   if (cipher != nullptr) {
-    if (!get_optional_string(cipher, ctx->cipher)) return 0;
+    if (!read_utf8(ctx->provctx, cipher, ctx->cipher)) return 0;
     if (!ctx->cipher.empty()) {
       // Fail now on an unknown cipher rather than at encode time.
       EVP_CIPHER* c = EVP_CIPHER_fetch(libctx_of(ctx->provctx), ctx->cipher.c_str(),
@@ -336,19 +327,21 @@ int enc_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj, const OSSL_PARA
 // key's exported parameters (seed / priv / pub) become one of our keys.
 void* enc_import_object(void* vctx, int selection, const OSSL_PARAM params[]) {
   auto* ctx = static_cast<EncoderCtx*>(vctx);
-  auto octets = [params](const char* name) -> std::span<const uint8_t> {
+  bool ok = true;
+  auto octets = [&](const char* name) -> std::span<const uint8_t> {
     const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name);
-    const void* data = nullptr;
-    size_t len = 0;
-    if (p == nullptr || OSSL_PARAM_get_octet_string_ptr(p, &data, &len) == 0) return {};
-    return {static_cast<const uint8_t*>(data), len};
+    std::span<const uint8_t> out;
+    if (p != nullptr && !read_octets(ctx->provctx, p, out)) ok = false;
+    return out;
   };
   const bool want_priv = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
+  const auto seed = want_priv ? octets(OSSL_PKEY_PARAM_ML_DSA_SEED) : std::span<const uint8_t>{};
+  const auto priv = want_priv ? octets(OSSL_PKEY_PARAM_PRIV_KEY) : std::span<const uint8_t>{};
+  const auto pub = octets(OSSL_PKEY_PARAM_PUB_KEY);
+  if (!ok) return nullptr;
   Key* key = key_new(ctx->provctx, ctx->set);
   if (key == nullptr) return nullptr;
-  if (!key_from_parts(key, want_priv ? octets(OSSL_PKEY_PARAM_ML_DSA_SEED) : std::span<const uint8_t>{},
-                      want_priv ? octets(OSSL_PKEY_PARAM_PRIV_KEY) : std::span<const uint8_t>{},
-                      octets(OSSL_PKEY_PARAM_PUB_KEY))) {
+  if (!key_from_parts(key, seed, priv, pub)) {
     key_free(key);
     return nullptr;
   }

@@ -4,6 +4,7 @@
 
 #include "keymgmt/key.h"
 #include "provctx/errors.h"
+#include "provctx/param_read.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -26,18 +27,12 @@ namespace mldsa::prov {
 
 namespace {
 
-// An octet-string parameter (empty if absent). A parameter of another type
-// raises R_BAD_PARAM_TYPE naming it and clears ok.
+// An octet-string parameter (empty if absent). One of another type, or
+// with NULL data, raises a reason naming it and clears ok.
 std::span<const uint8_t> octets(const ProvCtx* ctx, const OSSL_PARAM* p, bool& ok) {
-  const void* data = nullptr;
-  size_t len = 0;
-  if (p == nullptr) return {};
-  if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) {
-    MLDSA_RAISE_DETAIL(ctx, R_BAD_PARAM_TYPE, (std::string(p->key) + ": expected an octet string").c_str());
-    ok = false;
-    return {};
-  }
-  return {static_cast<const uint8_t*>(data), len};
+  std::span<const uint8_t> out;
+  if (p != nullptr && !read_octets(ctx, p, out)) ok = false;
+  return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -137,7 +132,12 @@ const OSSL_PARAM* km_imexport_types(int selection) {
 
 int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   Key* k = static_cast<Key*>(keydata);
-  if (k == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
+  if (k == nullptr) return 0;
+  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) {
+    MLDSA_RAISE_DETAIL(k->provctx, R_NOT_SUPPORTED,
+                       "import: the selection names no key part (these keys have no domain parameters)");
+    return 0;
+  }
   const bool with_private = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
   bool ok = true;
   std::span<const uint8_t> seed, priv, pub;
@@ -262,12 +262,7 @@ int km_gen_set_params(void* genctx, const OSSL_PARAM params[]) {
     g->seed_len = seed.size();
   }
   if ((p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PROPERTIES)) != nullptr) {
-    const char* propq = nullptr;
-    if (!OSSL_PARAM_get_utf8_string_ptr(p, &propq)) {
-      MLDSA_RAISE_DETAIL(g->provctx, R_BAD_PARAM_TYPE, OSSL_PKEY_PARAM_PROPERTIES ": expected a UTF-8 string");
-      return 0;
-    }
-    g->propq = propq ? propq : "";
+    if (!read_utf8(g->provctx, p, g->propq)) return 0;
   }
   return 1;
 }

@@ -54,6 +54,7 @@ const OSSL_ITEM kReasons[] = {
     {R_BAD_PARAM_TYPE, const_cast<char*>("parameter of the wrong type")},
     {R_CONTEXT_UNSUPPORTED, const_cast<char*>("round-3 Dilithium has no context string")},
     {R_PREHASH_UNSUPPORTED, const_cast<char*>("HashML-DSA needs an ML-DSA key (round-3 Dilithium has no pre-hash variant)")},
+    {R_NULL_PARAM_DATA, const_cast<char*>("parameter data is NULL")},
     {0, nullptr},
 };
 // One string per reason, nothing else.

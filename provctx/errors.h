@@ -49,6 +49,7 @@ enum Reason : int {
   R_BAD_PARAM_TYPE,              // an OSSL_PARAM of the wrong type (detail: its name and the expected type)
   R_CONTEXT_UNSUPPORTED,         // a context string with a round-3 Dilithium key
   R_PREHASH_UNSUPPORTED,         // HashML-DSA (hash-ml-dsa) with a round-3 Dilithium key
+  R_NULL_PARAM_DATA,             // an OSSL_PARAM whose data is NULL where bytes are needed (detail: its name)
   R_END,                         // not a reason: one past the last (add new reasons above)
 };
 

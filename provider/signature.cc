@@ -17,6 +17,7 @@
 
 #include "keymgmt/key.h"
 #include "provctx/errors.h"
+#include "provctx/param_read.h"
 #include "provctx/provctx.h"
 #include "provider/instance.h"
 
@@ -413,26 +414,13 @@ const OSSL_PARAM kGettable[] = {
 const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kSettable; }
 const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kGettable; }
 
-// Typed readers of one parameter: a parameter of another type raises
-// R_BAD_PARAM_TYPE with its name (OpenSSL's getters only return 0).
+// Typed readers of one parameter: a parameter of another type, or with NULL
+// data, raises a reason with its name (provctx/param_read.h).
 bool octet_param(const SigCtx* c, const OSSL_PARAM* p, std::span<const uint8_t>& out) {
-  const void* data = nullptr;
-  size_t len = 0;
-  if (!OSSL_PARAM_get_octet_string_ptr(p, &data, &len)) {
-    MLDSA_RAISE_DETAIL(c->provctx, R_BAD_PARAM_TYPE, (std::string(p->key) + ": expected an octet string").c_str());
-    return false;
-  }
-  out = {static_cast<const uint8_t*>(data), len};
-  return true;
+  return read_octets(c->provctx, p, out);
 }
 
-bool int_param(const SigCtx* c, const OSSL_PARAM* p, int& out) {
-  if (!OSSL_PARAM_get_int(p, &out)) {
-    MLDSA_RAISE_DETAIL(c->provctx, R_BAD_PARAM_TYPE, (std::string(p->key) + ": expected an integer").c_str());
-    return false;
-  }
-  return true;
-}
+bool int_param(const SigCtx* c, const OSSL_PARAM* p, int& out) { return read_int(c->provctx, p, out); }
 
 // A context string is part of M' only for pure ML-DSA and HashML-DSA with
 // message-encoding 1: with message-encoding 0 (the input is M' itself) or
@@ -503,12 +491,10 @@ int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
     c->signature.assign(v.begin(), v.end());
   }
   if ((p = OSSL_PARAM_locate_const(params, MLDSA_SIGNATURE_PARAM_HASH_ML_DSA)) != nullptr) {
-    const char* name = nullptr;
+    std::string text;
     mldsa::HashAlg h;
-    if (!OSSL_PARAM_get_utf8_string_ptr(p, &name) || name == nullptr) {
-      MLDSA_RAISE_DETAIL(c->provctx, R_BAD_PARAM_TYPE, MLDSA_SIGNATURE_PARAM_HASH_ML_DSA ": expected a UTF-8 string");
-      return 0;
-    }
+    if (!read_utf8(c->provctx, p, text)) return 0;
+    const char* name = text.c_str();
     if (is_round3(c->alg)) {
       MLDSA_RAISE(c->provctx, R_PREHASH_UNSUPPORTED);
       return 0;

@@ -4,6 +4,7 @@
 // ACVP keyGen vectors, independently of encoders/pkcs8_formats.cc.
 #include "provctx/errors.h"
 #include "tests/core/acvp_vectors.h"
+#include "tests/core/der_writer.h"
 
 #include <gtest/gtest.h>
 #include <openssl/core_names.h>
@@ -31,47 +32,22 @@ constexpr const char* kNames[] = {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87"};
 constexpr size_t kPk[] = {1312, 1952, 2592};
 constexpr size_t kSk[] = {2560, 4032, 4896};
 
-// --- DER building (the test's own oracle) -----------------------------------
+// --- DER building: the test's own oracle (tests/core/der_writer.h) ----------
 
-Bytes der_len(size_t n) {
-  if (n < 0x80) return {static_cast<uint8_t>(n)};
-  Bytes b;
-  for (size_t v = n; v != 0; v >>= 8) b.insert(b.begin(), static_cast<uint8_t>(v));
-  b.insert(b.begin(), static_cast<uint8_t>(0x80 | b.size()));
-  return b;
-}
-Bytes cat(std::initializer_list<Bytes> parts) {
-  Bytes out;
-  for (const Bytes& p : parts) out.insert(out.end(), p.begin(), p.end());
+using mldsa::test::der::cat;
+using mldsa::test::der::has_seed;
+using mldsa::test::der::kFormats;
+using mldsa::test::der::mldsa_oid;
+using mldsa::test::der::pkcs8;
+using mldsa::test::der::pkcs8_v2;
+using mldsa::test::der::spki;
+using mldsa::test::der::tlv;
+
+Bytes layout(const std::string& fmt, const Bytes& seed, const Bytes& sk, const Bytes& pk) {
+  Bytes out = mldsa::test::der::layout(fmt, seed, sk, pk);
+  if (out.empty()) ADD_FAILURE() << "unknown format " << fmt;
   return out;
 }
-Bytes tlv(uint8_t tag, const Bytes& body) { return cat({{tag}, der_len(body.size()), body}); }
-// 2.16.840.1.101.3.4.3.{17,18,19}
-Bytes mldsa_oid(int i) { return tlv(0x06, {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, static_cast<uint8_t>(0x11 + i)}); }
-Bytes pkcs8(const Bytes& oid, const Bytes& payload, const Bytes& alg_params = {}) {
-  return tlv(0x30, cat({tlv(0x02, {0x00}), tlv(0x30, cat({oid, alg_params})), tlv(0x04, payload)}));
-}
-// RFC 5958 OneAsymmetricKey v2: publicKey [1] IMPLICIT BIT STRING after the key.
-Bytes pkcs8_v2(const Bytes& oid, const Bytes& payload, const Bytes& pk, uint8_t version = 1, uint8_t unused_bits = 0) {
-  return tlv(0x30, cat({tlv(0x02, {version}), tlv(0x30, oid), tlv(0x04, payload), tlv(0x81, cat({{unused_bits}, pk}))}));
-}
-Bytes spki(const Bytes& oid, const Bytes& pk, uint8_t unused_bits = 0) {
-  return tlv(0x30, cat({tlv(0x30, oid), tlv(0x03, cat({{unused_bits}, pk}))}));
-}
-
-// The six private key layouts (RFC 9881 and OpenSSL 3.5's extra ones).
-Bytes layout(const std::string& fmt, const Bytes& seed, const Bytes& sk, const Bytes& pk) {
-  if (fmt == "seed-priv") return tlv(0x30, cat({tlv(0x04, seed), tlv(0x04, sk)}));
-  if (fmt == "priv-only") return tlv(0x04, sk);
-  if (fmt == "oqskeypair") return tlv(0x04, cat({sk, pk}));
-  if (fmt == "seed-only") return tlv(0x80, seed);
-  if (fmt == "bare-priv") return sk;
-  if (fmt == "bare-seed") return seed;
-  ADD_FAILURE() << "unknown format " << fmt;
-  return {};
-}
-constexpr const char* kFormats[] = {"seed-priv", "priv-only", "oqskeypair", "seed-only", "bare-priv", "bare-seed"};
-bool has_seed(const std::string& f) { return f == "seed-priv" || f == "seed-only" || f == "bare-seed"; }
 
 // --- ACVP keyGen: the first case of each parameter set ----------------------
 
@@ -576,6 +552,35 @@ TEST_F(Codec, BytesAfterTheDerObjectAsForOtherKeyTypes) {
   }
 }
 
+// With the structure named, the chain starts at the provider's own decoders,
+// which must read one DER object and leave what follows to the caller
+// (OSSL_DECODER_from_data reports it), as OpenSSL's decoders do: they read
+// the whole input and took the extra bytes for part of the key, refusing it
+// (found by tests/fuzz/differential_fuzz.cc against OpenSSL 3.5).
+TEST_F(Codec, BytesAfterTheKeyStayForTheCaller) {
+  Lib lib;
+  const Kat k = kat(0);
+  const Bytes pki = pkcs8(mldsa_oid(0), layout("seed-priv", k.seed, k.sk, k.pk));
+  const Bytes pub = spki(mldsa_oid(0), k.pk);
+  for (const auto& [structure, der] : {std::pair{"PrivateKeyInfo", pki}, std::pair{"SubjectPublicKeyInfo", pub}}) {
+    for (const Bytes& tail : {Bytes{0x30}, Bytes{0x30, 0x03, 0x02, 0x01, 0x00}, pub}) {
+      SCOPED_TRACE(std::string(structure) + " + " + std::to_string(tail.size()) + " bytes");
+      const Bytes in = cat({der, tail});
+      EVP_PKEY* pkey = nullptr;
+      OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(&pkey, "DER", structure, "ML-DSA-44", 0, lib.ctx, nullptr);
+      ASSERT_NE(dctx, nullptr);
+      const unsigned char* p = in.data();
+      size_t len = in.size();
+      EXPECT_EQ(OSSL_DECODER_from_data(dctx, &p, &len), 1);
+      EXPECT_EQ(len, tail.size());
+      ASSERT_NE(pkey, nullptr);
+      EXPECT_EQ(octets(pkey, "pub"), k.pk);
+      EVP_PKEY_free(pkey);
+      OSSL_DECODER_CTX_free(dctx);
+    }
+  }
+}
+
 // Our decoders say "not mine" to other keys, so the rest of the chain still works.
 TEST_F(Codec, OtherKeyTypesStillDecode) {
   Lib lib;
@@ -591,6 +596,179 @@ TEST_F(Codec, OtherKeyTypesStillDecode) {
   Pkey back_pub = decode(lib, pub, "DER", nullptr, "SubjectPublicKeyInfo");
   ASSERT_TRUE(back_pub);
   EXPECT_TRUE(EVP_PKEY_is_a(back_pub.get(), "ED25519"));
+}
+
+// --- parameters ---------------------------------------------------------------
+
+// The implementation of one of the module's encoders for ML-DSA-44, by index
+// (the seven of key_encoder.cc's MLDSA_ENCODERS, in order).
+const OSSL_DISPATCH* ml_dsa_44_encoder(Lib& lib, size_t index, const char** props) {
+  int no_cache = 0;
+  size_t seen = 0;
+  for (const OSSL_ALGORITHM* a = OSSL_PROVIDER_query_operation(lib.mldsa, OSSL_OP_ENCODER, &no_cache);
+       a != nullptr && a->algorithm_names != nullptr; ++a) {
+    if (std::strstr(a->algorithm_names, "ML-DSA-44") == nullptr || seen++ != index) continue;
+    *props = a->property_definition;
+    return a->implementation;
+  }
+  return nullptr;
+}
+
+template <typename Fn>
+Fn* dispatch_fn(const OSSL_DISPATCH* fns, int id) {
+  for (; fns != nullptr && fns->function_id != 0; ++fns)
+    if (fns->function_id == id) return reinterpret_cast<Fn*>(fns->function);
+  return nullptr;
+}
+
+// import_object (the core's route for a key held by another provider) with
+// a key part of NULL data and a non-zero size: refused with the provider's
+// reason, never a crash.
+TEST_F(Codec, EncoderImportObjectNullDataIsNamed) {
+  Lib lib;
+  ASSERT_NE(lib.mldsa, nullptr);
+  void* provctx = OSSL_PROVIDER_get0_provider_ctx(lib.mldsa);
+  for (size_t e = 0; e < 7; ++e) {
+    const char* props = nullptr;
+    const OSSL_DISPATCH* fns = ml_dsa_44_encoder(lib, e, &props);
+    ASSERT_NE(fns, nullptr) << e;
+    SCOPED_TRACE(props);
+    auto newctx = dispatch_fn<OSSL_FUNC_encoder_newctx_fn>(fns, OSSL_FUNC_ENCODER_NEWCTX);
+    auto freectx = dispatch_fn<OSSL_FUNC_encoder_freectx_fn>(fns, OSSL_FUNC_ENCODER_FREECTX);
+    auto import_object = dispatch_fn<OSSL_FUNC_encoder_import_object_fn>(fns, OSSL_FUNC_ENCODER_IMPORT_OBJECT);
+    ASSERT_TRUE(newctx != nullptr && freectx != nullptr && import_object != nullptr);
+    void* ctx = newctx(provctx);
+    for (auto [name, size] : {std::pair{"seed", size_t{32}}, {"priv", kSk[0]}, {"pub", kPk[0]}}) {
+      for (unsigned int type : {OSSL_PARAM_OCTET_STRING, OSSL_PARAM_OCTET_PTR}) {
+        SCOPED_TRACE(std::string(name) + " type " + std::to_string(type));
+        OSSL_PARAM p[] = {{name, type, nullptr, size, OSSL_PARAM_UNMODIFIED}, OSSL_PARAM_END};
+        ERR_clear_error();
+        EXPECT_EQ(import_object(ctx, OSSL_KEYMGMT_SELECT_KEYPAIR, p), nullptr);
+        EXPECT_TRUE(provider_error(mldsa::prov::R_NULL_PARAM_DATA));
+      }
+    }
+    freectx(ctx);
+  }
+}
+
+// Each encoder parameter ("cipher", "properties") given with each type it
+// is not (every other OSSL_PARAM type, with data and with NULL data), on
+// every output and structure: refused with the provider's bad-type reason,
+// naming the parameter, and the context keeps working.
+TEST_F(Codec, EncoderParametersOfTheWrongTypeAreNamed) {
+  Lib lib;
+  const Kat k = kat(0);
+  Pkey key = from_data(lib, 0, "seed", k.seed);
+  ASSERT_TRUE(key);
+  const std::pair<const char*, const char*> targets[] = {
+      {"DER", "SubjectPublicKeyInfo"}, {"PEM", "SubjectPublicKeyInfo"},    {"DER", "PrivateKeyInfo"},
+      {"PEM", "PrivateKeyInfo"},       {"DER", "EncryptedPrivateKeyInfo"}, {"PEM", "EncryptedPrivateKeyInfo"},
+      {"TEXT", nullptr}};
+  int number = 1;
+  double real = 1;
+  unsigned char bytes[] = "AES-128-CBC";
+  void* bytes_ptr = bytes;
+  const OSSL_PARAM wrong[] = {
+      {nullptr, OSSL_PARAM_INTEGER, &number, sizeof number, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_UNSIGNED_INTEGER, &number, sizeof number, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_REAL, &real, sizeof real, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_OCTET_STRING, bytes, sizeof bytes - 1, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_OCTET_PTR, &bytes_ptr, sizeof bytes - 1, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_INTEGER, nullptr, 0, OSSL_PARAM_UNMODIFIED},
+      {nullptr, OSSL_PARAM_OCTET_STRING, nullptr, 0, OSSL_PARAM_UNMODIFIED},
+  };
+  for (const auto& [type, structure] : targets) {
+    for (const char* name : {OSSL_ENCODER_PARAM_CIPHER, OSSL_ENCODER_PARAM_PROPERTIES}) {
+      for (const OSSL_PARAM& w : wrong) {
+        SCOPED_TRACE(std::string(type) + " " + (structure ? structure : "") + " " + name + " type " +
+                     std::to_string(w.data_type) + (w.data ? "" : " NULL"));
+        const bool pub = structure != nullptr && std::strcmp(structure, "SubjectPublicKeyInfo") == 0;
+        OSSL_ENCODER_CTX* ectx = OSSL_ENCODER_CTX_new_for_pkey(key.get(), pub ? EVP_PKEY_PUBLIC_KEY : EVP_PKEY_KEYPAIR,
+                                                               type, structure, nullptr);
+        ASSERT_NE(ectx, nullptr);
+        ASSERT_GT(OSSL_ENCODER_CTX_get_num_encoders(ectx), 0);
+        OSSL_PARAM p[] = {w, OSSL_PARAM_END};
+        p[0].key = name;
+        ERR_clear_error();
+        EXPECT_EQ(OSSL_ENCODER_CTX_set_params(ectx, p), 0);
+        const char* data = nullptr;
+        int flags = 0;
+        ERR_peek_last_error_data(&data, &flags);
+        EXPECT_NE((flags & ERR_TXT_STRING) ? std::string(data).find(name) : std::string::npos, std::string::npos);
+        EXPECT_TRUE(provider_error(mldsa::prov::R_BAD_PARAM_TYPE));
+        // The refused value changed nothing: a plain (unencrypted) encoding still works.
+        if (std::string(structure ? structure : "") != "EncryptedPrivateKeyInfo") {
+          unsigned char* out = nullptr;
+          size_t len = 0;
+          EXPECT_EQ(OSSL_ENCODER_to_data(ectx, &out, &len), 1);
+          OPENSSL_free(out);
+        }
+        OSSL_ENCODER_CTX_free(ectx);
+      }
+    }
+  }
+}
+
+// A UTF-8 string parameter ends at its data_size, NUL or not: a cipher name
+// with more bytes after it (no NUL within its size) names that cipher.
+// Reading on to a NUL ran past the caller's buffer (found by
+// tests/fuzz/params_fuzz.cc under ASan).
+TEST_F(Codec, EncoderStringParametersEndAtTheirSize) {
+  Lib lib;
+  const Kat k = kat(0);
+  Pkey key = from_data(lib, 0, "seed", k.seed);
+  ASSERT_TRUE(key);
+  OSSL_ENCODER_CTX* ectx = OSSL_ENCODER_CTX_new_for_pkey(key.get(), EVP_PKEY_KEYPAIR, "DER", "PrivateKeyInfo", nullptr);
+  ASSERT_NE(ectx, nullptr);
+  char cipher[] = "AES-128-CBCX";
+  OSSL_PARAM p[] = {OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_CIPHER, cipher, 11), OSSL_PARAM_END};
+  ERR_clear_error();
+  EXPECT_EQ(OSSL_ENCODER_CTX_set_params(ectx, p), 1) << ERR_reason_error_string(ERR_peek_last_error());
+  ASSERT_EQ(OSSL_ENCODER_CTX_set_passphrase(ectx, reinterpret_cast<const unsigned char*>("pw"), 2), 1);
+  unsigned char* data = nullptr;
+  size_t len = 0;
+  ASSERT_EQ(OSSL_ENCODER_to_data(ectx, &data, &len), 1);
+  OSSL_ENCODER_CTX_free(ectx);
+  const Bytes der(data, data + len);
+  OPENSSL_free(data);
+  Pkey back = decode(lib, der, "DER", nullptr, "EncryptedPrivateKeyInfo", "pw");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(EVP_PKEY_eq(back.get(), key.get()), 1);
+}
+
+// The decoders take no parameters: none is settable, so none can be of the
+// wrong type; parameters given to a decoder context leave them decoding.
+TEST_F(Codec, DecodersTakeNoParameters) {
+  Lib lib;
+  int no_cache = 0;
+  size_t ours = 0;
+  for (const OSSL_ALGORITHM* a = OSSL_PROVIDER_query_operation(lib.mldsa, OSSL_OP_DECODER, &no_cache);
+       a != nullptr && a->algorithm_names != nullptr; ++a, ++ours) {
+    SCOPED_TRACE(a->algorithm_names);
+    EXPECT_EQ(dispatch_fn<OSSL_FUNC_decoder_set_ctx_params_fn>(a->implementation, OSSL_FUNC_DECODER_SET_CTX_PARAMS),
+              nullptr);
+    EXPECT_EQ(dispatch_fn<OSSL_FUNC_decoder_settable_ctx_params_fn>(a->implementation,
+                                                                     OSSL_FUNC_DECODER_SETTABLE_CTX_PARAMS),
+              nullptr);
+  }
+  EXPECT_GT(ours, 0u);
+  const Kat k = kat(0);
+  const Bytes der = pkcs8(mldsa_oid(0), layout("seed-priv", k.seed, k.sk, k.pk));
+  int number = 1;
+  for (const char* name : {OSSL_DECODER_PARAM_PROPERTIES, "input-type", "input-structure"}) {
+    EVP_PKEY* pkey = nullptr;
+    OSSL_DECODER_CTX* dctx = OSSL_DECODER_CTX_new_for_pkey(&pkey, "DER", nullptr, "ML-DSA-44", 0, lib.ctx, nullptr);
+    ASSERT_NE(dctx, nullptr);
+    OSSL_PARAM p[] = {OSSL_PARAM_construct_int(name, &number), OSSL_PARAM_END};
+    OSSL_DECODER_CTX_set_params(dctx, p);  // whatever OpenSSL's own decoders in the chain answer
+    ERR_clear_error();
+    const unsigned char* in = der.data();
+    size_t len = der.size();
+    EXPECT_EQ(OSSL_DECODER_from_data(dctx, &in, &len), 1) << name;
+    EXPECT_NE(pkey, nullptr) << name;
+    EVP_PKEY_free(pkey);
+    OSSL_DECODER_CTX_free(dctx);
+  }
 }
 
 }  // namespace

@@ -2,14 +2,18 @@
 """make_corpus.py - writes the fuzz targets' seed corpora (tests/fuzz/corpus/)
 from keys and signatures the openssl CLI makes with the built provider.
 
-Usage: make_corpus.py --openssl BIN --provider-dir DIR [--out DIR]
+Usage: make_corpus.py --openssl BIN --provider-dir DIR [--out DIR] [--targets LIST]
 
 decoder/  one selector byte (bit 0 PEM, bits 1-2 structure: any, SPKI,
           PrivateKeyInfo, EncryptedPrivateKeyInfo; bits 3-5 parameter set:
           any, 44, 65, 87, dilithium2, 3, 5), then a key file;
 verify/   per parameter set (ML-DSA and round-3 Dilithium) the start-up triple
           of verify_fuzz.cc;
-core/     per operation of core_fuzz.cc a key (and signature) that works.
+core/     per operation of core_fuzz.cc a key (and signature) that works;
+params/   params_fuzz.cc inputs that reach each operation with well-formed
+          parameters (written here byte by byte, no openssl needed).
+
+--targets params (a comma list) writes only those folders.
 """
 import argparse
 import os
@@ -28,9 +32,17 @@ STRUCT = {"any": 0, "spki": 1, "pki": 2, "epki": 3}
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--openssl", default="openssl")
-    ap.add_argument("--provider-dir", required=True)
+    ap.add_argument("--provider-dir")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
+    ap.add_argument("--targets", default="decoder,verify,core,params")
     a = ap.parse_args()
+    targets = a.targets.split(",")
+    if "params" in targets:
+        write_params(a.out)
+    if not set(targets) & {"decoder", "verify", "core"}:
+        return
+    if not a.provider_dir:
+        ap.error("--provider-dir is needed for the decoder, verify and core corpora")
     prov = ["-provider-path", os.path.abspath(a.provider_dir), "-provider", "mldsa-accel", "-provider", "default"]
     tmp = tempfile.mkdtemp(prefix="mldsa-corpus-")
 
@@ -112,6 +124,79 @@ def main():
         put("core", name + "-sign-encoded", bytes([2 | i << 2]) + sk)
         put("core", name + "-from-seed", bytes([3 | i << 2]) + SEED)
     print("corpus written to", a.out)
+
+
+# params_fuzz.cc's input: see its header. Names and types by index.
+P_NAMES = ["context-string", "deterministic", "test-entropy", "mu", "message-encoding", "signature",
+           "hash-ml-dsa", "seed", "priv", "pub", "properties", "cipher", "algorithm-id"]
+P_TYPES = ["int", "uint", "real", "utf8", "octets", "utf8_ptr", "octets_ptr"]
+P_PARTS = ["seed", "priv", "pub", "sig", "entropy"]
+P_SETS = ["ML-DSA-44", "ML-DSA-65", "ML-DSA-87", "dilithium2", "dilithium3", "dilithium5"]
+
+
+def p_value(name, typ, value, nul=False):
+    """A parameter with the given bytes (form 1, or 2 with a NUL after them)."""
+    n = len(value)
+    length = bytes([n]) if n < 255 else bytes([255, n >> 8, n & 255])
+    return bytes([P_NAMES.index(name), P_TYPES.index(typ), 2 if nul else 1]) + length + value
+
+
+def p_int(name, v):
+    return p_value(name, "int", v.to_bytes(4, "little", signed=True))
+
+
+def p_part(name, typ, part):
+    """A part of the set's fixed key, unchanged (form 3, XOR 0)."""
+    return bytes([P_NAMES.index(name), P_TYPES.index(typ), 3, P_PARTS.index(part), 0, 0, 0])
+
+
+def p_list(*params):
+    return bytes([len(params)]) + b"".join(params)
+
+
+def write_params(out):
+    folder = os.path.join(out, "params")
+    os.makedirs(folder, exist_ok=True)
+
+    def put(name, data):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+
+    def sign(set_index, entry, a, b=p_list(), late=p_list(), chunk=7, msg=b"message to sign"):
+        tail = bytes([chunk]) + len(msg).to_bytes(2, "big") + msg + bytes([0, 3, 0, 9, 0, 1, 0x40, 0x02, 0x80])
+        return bytes([0, set_index, entry]) + a + b + late + tail
+
+    for i, s in enumerate(P_SETS):
+        r3 = i >= 3
+        ctx = p_list() if r3 else p_list(p_value("context-string", "octets", b"abc"))
+        put(s + "-sign-deterministic", sign(i, 0, p_list(p_int("deterministic", 1)), ctx))
+        put(s + "-sign-streamed-late", sign(i, 1, ctx, late=p_list(p_int("deterministic", 1)), chunk=4))
+        put(s + "-sign-pkey-hedged", sign(i, 2, ctx))
+        if not r3:
+            put(s + "-sign-entropy", sign(i, 0, p_list(p_part("test-entropy", "octets", "entropy"),
+                                                      p_value("context-string", "octets_ptr", b"ptr"))))
+            put(s + "-sign-mu", sign(i, 1, p_list(p_int("mu", 1), p_int("deterministic", 1)), msg=bytes(range(64))))
+            put(s + "-sign-raw", sign(i, 0, p_list(p_int("message-encoding", 0), p_int("deterministic", 1))))
+            put(s + "-sign-hash", sign(i, 1, p_list(p_value("hash-ml-dsa", "utf8", b"SHA2-256", nul=True),
+                                                    p_int("deterministic", 1)), ctx))
+            put(s + "-sign-hash-digest", sign(i, 2, p_list(p_value("hash-ml-dsa", "utf8", b"SHA3-256", nul=True),
+                                                           p_int("deterministic", 1)), msg=bytes(32)))
+        put(s + "-keygen-seed", bytes([1, i]) + p_list(p_value("seed", "octets", bytes(range(32))),
+                                                       p_value("properties", "utf8", b"", nul=True)))
+        put(s + "-keygen-random", bytes([1, i]) + p_list())
+        for sel, part in [(0, "seed"), (0, "priv"), (1, "pub")]:
+            put("%s-import-%s" % (s, part), bytes([2, i, sel]) + p_list(p_part(part, "octets", part)))
+        put(s + "-import-all", bytes([2, i, 0]) + p_list(p_part("seed", "octets", "seed"),
+                                                        p_part("priv", "octets_ptr", "priv"),
+                                                        p_part("pub", "octets", "pub")))
+
+        def enc(pub_only, output, structure, selection, params=p_list(), pw=b"", dec=p_list()):
+            return bytes([3, i, pub_only, output, structure, selection]) + params + bytes([len(pw)]) + pw + dec
+
+        put(s + "-encode-pki-der", enc(0, 0, 1, 0))
+        put(s + "-encode-spki-pem", enc(1, 1, 0, 1))
+        put(s + "-encode-epki", enc(0, 1, 2, 0, p_list(p_value("cipher", "utf8", b"AES-128-CBC", nul=True)), b"pw"))
+        put(s + "-encode-text", enc(0, 2, 3, 0, p_list(p_value("properties", "utf8", b"", nul=True))))
 
 
 if __name__ == "__main__":

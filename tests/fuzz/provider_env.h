@@ -9,8 +9,10 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 extern "C" int OSSL_provider_init(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in,
                                   const OSSL_DISPATCH** out, void** provctx);
@@ -33,6 +35,43 @@ inline OSSL_LIB_CTX* libctx() {
     return c;
   }();
   return ctx;
+}
+
+// The fuzzer's bytes read front to back; past the end every read is zero, so
+// any input is a complete one.
+class Input {
+ public:
+  Input(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
+  uint16_t u16() { return static_cast<uint16_t>(byte() << 8 | byte()); }
+  // n bytes (fewer, zero-padded, past the end).
+  std::vector<uint8_t> bytes(size_t n) {
+    std::vector<uint8_t> out(n, 0);
+    for (size_t i = 0; i < n && pos_ < size_; ++i) out[i] = data_[pos_++];
+    return out;
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+// A failed call must leave a named error: something on the queue, and the
+// newest entry with a reason string.
+inline void expect_named_error(const char* what) {
+  const unsigned long e = ERR_peek_last_error();
+  if (e == 0) {
+    std::fprintf(stderr, "fuzz check failed: %s failed with an empty error queue\n", what);
+    std::abort();
+  }
+  if (ERR_reason_error_string(e) == nullptr) {
+    std::fprintf(stderr, "fuzz check failed: %s failed with an unnamed reason (lib %d, reason %d)\n", what,
+                 ERR_GET_LIB(e), ERR_GET_REASON(e));
+    ERR_print_errors_fp(stderr);
+    std::abort();
+  }
+  ERR_clear_error();
 }
 
 inline bool is_mldsa(const EVP_PKEY* pkey) {

@@ -365,6 +365,23 @@ TEST_F(HashParam, ExplicitAndChecked) {
   EVP_PKEY_free(pkey);
 }
 
+// A UTF-8 string parameter ends at its data_size, NUL or not (OpenSSL's
+// own getter copies data_size bytes); reading on to a NUL ran past the
+// caller's buffer (found by tests/fuzz/params_fuzz.cc under ASan).
+TEST_F(HashParam, NameEndsAtItsSize) {
+  EVP_PKEY* pkey = keygen(ParamSet::ML_DSA_44, seed_of(9));
+  int det = 1;
+  char exact[] = "SHA2-256", longer[] = "SHA2-256X";
+  OSSL_PARAM plain[] = {OSSL_PARAM_int("deterministic", &det), OSSL_PARAM_utf8_string("hash-ml-dsa", exact, 8),
+                        OSSL_PARAM_END};
+  OSSL_PARAM sized[] = {OSSL_PARAM_int("deterministic", &det), OSSL_PARAM_utf8_string("hash-ml-dsa", longer, 8),
+                        OSSL_PARAM_END};
+  const auto a = sign(pkey, msg_, plain);
+  ASSERT_FALSE(a.empty()) << last_reason();
+  EXPECT_EQ(sign(pkey, msg_, sized), a) << last_reason();
+  EVP_PKEY_free(pkey);
+}
+
 // HashML-DSA with SHA2-512 is RFC 9881's id-hash-ml-dsa-xx-with-sha512; no
 // other hash has a signature OID, so no AlgorithmIdentifier is given.
 TEST_F(HashParam, AlgorithmIdentifier) {

@@ -111,6 +111,52 @@ TEST_F(Keymgmt, WrongTypedParametersAreNamed) {
   }
 }
 
+// A key parameter with NULL data and a non-zero size (or a pointer type
+// whose pointer is NULL), for keygen and for import with each selection:
+// refused with a reason naming it, never a crash.
+TEST_F(Keymgmt, NullParameterDataIsNamed) {
+  struct Case {
+    const char* name;
+    unsigned int type;
+    size_t size;
+  };
+  const Case gen_cases[] = {{"seed", OSSL_PARAM_OCTET_STRING, SEED_BYTES},
+                            {"seed", OSSL_PARAM_OCTET_PTR, SEED_BYTES},
+                            {"properties", OSSL_PARAM_UTF8_STRING, 4},
+                            {"properties", OSSL_PARAM_UTF8_PTR, 0}};
+  for (const Case& c : gen_cases) {
+    SCOPED_TRACE(std::string("keygen ") + c.name + " type " + std::to_string(c.type));
+    EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_name(libctx_, "ML-DSA-65", nullptr);
+    ASSERT_EQ(EVP_PKEY_keygen_init(ctx), 1);
+    OSSL_PARAM p[] = {{c.name, c.type, nullptr, c.size, OSSL_PARAM_UNMODIFIED}, OSSL_PARAM_END};
+    ERR_clear_error();
+    EXPECT_EQ(EVP_PKEY_CTX_set_params(ctx, p), 0);
+    EXPECT_TRUE(raised_for("parameter data is NULL", c.name));
+    EVP_PKEY_CTX_free(ctx);
+  }
+  const size_t sizes[] = {SEED_BYTES, params(ParamSet::ML_DSA_65).sk_bytes, params(ParamSet::ML_DSA_65).pk_bytes};
+  const char* parts[] = {"seed", "priv", "pub"};
+  for (int selection : {EVP_PKEY_KEYPAIR, EVP_PKEY_PUBLIC_KEY}) {
+    for (size_t i = 0; i < 3; ++i) {
+      if (selection == EVP_PKEY_PUBLIC_KEY && i != 2) continue;  // only pub is read then
+      for (unsigned int type : {OSSL_PARAM_OCTET_STRING, OSSL_PARAM_OCTET_PTR}) {
+        SCOPED_TRACE(std::string("import ") + parts[i] + " selection " + std::to_string(selection) + " type " +
+                     std::to_string(type));
+        EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_name(libctx_, "ML-DSA-65", nullptr);
+        ASSERT_EQ(EVP_PKEY_fromdata_init(ctx), 1);
+        OSSL_PARAM p[] = {{parts[i], type, nullptr, sizes[i], OSSL_PARAM_UNMODIFIED}, OSSL_PARAM_END};
+        EVP_PKEY* pkey = nullptr;
+        ERR_clear_error();
+        EXPECT_EQ(EVP_PKEY_fromdata(ctx, &pkey, selection, p), 0);
+        EXPECT_EQ(pkey, nullptr);
+        EXPECT_TRUE(raised_for("parameter data is NULL", parts[i]));
+        EVP_PKEY_free(pkey);
+        EVP_PKEY_CTX_free(ctx);
+      }
+    }
+  }
+}
+
 TEST_F(Keymgmt, GetParams) {
   struct Expect {
     ParamSet set;
@@ -208,6 +254,18 @@ TEST_F(Keymgmt, ImportRejections) {
   // Nothing at all.
   ERR_clear_error();
   EXPECT_EQ(fromdata(set, {}, {}, {}), nullptr);
+}
+
+// An import whose selection names no key part (only domain parameters,
+// which these keys do not have, or nothing) fails with a reason, not an
+// empty error queue (found by tests/fuzz/params_fuzz.cc).
+TEST_F(Keymgmt, ImportWithoutKeyPartIsNamed) {
+  const auto pub = vec(core_key(ParamSet::ML_DSA_44, seed_of(9))->public_key().encoded());
+  for (int selection : {EVP_PKEY_KEY_PARAMETERS, 0}) {
+    ERR_clear_error();
+    EXPECT_EQ(fromdata(ParamSet::ML_DSA_44, {}, {}, pub, selection), nullptr) << selection;
+    EXPECT_TRUE(raised("operation not supported by ML-DSA")) << selection;
+  }
 }
 
 // prefer_seed = no: the expanded key is what gets loaded, so a malformed one

@@ -49,6 +49,25 @@ inline ::testing::AssertionResult raised(const std::string& reason) {
   return ::testing::AssertionFailure() << "\"" << reason << "\" not raised; queue: " << (seen.empty() ? "(empty)" : seen);
 }
 
+// Whether the error queue holds reason with a detail text that names the
+// parameter `name` ("seed: ..."); drains the queue.
+inline ::testing::AssertionResult raised_for(const std::string& reason, const std::string& name) {
+  std::string seen;
+  bool found = false;
+  const char* data = nullptr;
+  int flags = 0;
+  for (unsigned long e; (e = ERR_get_error_all(nullptr, nullptr, nullptr, &data, &flags)) != 0;) {
+    const char* r = ERR_reason_error_string(e);
+    const std::string text = std::string(r ? r : "(unnamed reason)") + " [" + ((flags & ERR_TXT_STRING) ? data : "") + "]";
+    found = found || (r != nullptr && r == reason && (flags & ERR_TXT_STRING) != 0 &&
+                      std::string_view(data).find(name) != std::string_view::npos);
+    seen += (seen.empty() ? "" : " | ") + text;
+  }
+  if (found) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\"" << reason << "\" naming " << name
+                                       << " not raised; queue: " << (seen.empty() ? "(empty)" : seen);
+}
+
 inline std::vector<uint8_t> seed_of(uint8_t tag) {
   std::vector<uint8_t> s(SEED_BYTES);
   for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(tag * 29 + i * 3 + 5);

@@ -4,6 +4,7 @@
 #include "tests/provider/provider_fixture.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -545,6 +546,88 @@ TEST_F(SignatureDispatch, WrongKeyType) {
   EXPECT_EQ(f.sign(c, sig, &len, sizeof sig, sig, 1), 0);
   EXPECT_TRUE(raised("operation not initialized"));
   f.freectx(c);
+}
+
+// Every parameter the signature code reads, given with NULL data (and, for
+// the string types, a non-zero size) or as a pointer type whose pointer is
+// NULL, on every entry point that takes parameters: refused with a reason
+// that names the parameter, never a crash. (OpenSSL's getters dereference
+// NULL data of an integer or a pointer type, and hand NULL octet-string data
+// on with its size.)
+TEST_F(SignatureDispatch, NullParameterDataIsNamed) {
+  const auto seed = seed_of(43);
+  EVP_PKEY* pkey = keygen(ParamSet::ML_DSA_44, seed);
+  ASSERT_NE(pkey, nullptr);
+  RawKey key(prov_, ParamSet::ML_DSA_44, seed);
+  Fns f = fns("ML-DSA-44");
+  ASSERT_NE(f.sign_message_init, nullptr);
+  struct Case {
+    const char* name;
+    unsigned int type;
+    size_t size;
+  };
+  const Case cases[] = {
+      {"context-string", OSSL_PARAM_OCTET_STRING, 3}, {"test-entropy", OSSL_PARAM_OCTET_STRING, RND_BYTES},
+      {"signature", OSSL_PARAM_OCTET_STRING, 2420},   {"context-string", OSSL_PARAM_OCTET_PTR, 3},
+      {"signature", OSSL_PARAM_OCTET_PTR, 0},         {"deterministic", OSSL_PARAM_INTEGER, sizeof(int)},
+      {"mu", OSSL_PARAM_INTEGER, sizeof(int)},        {"message-encoding", OSSL_PARAM_UNSIGNED_INTEGER, sizeof(int)},
+      {"hash-ml-dsa", OSSL_PARAM_UTF8_STRING, 8},     {"hash-ml-dsa", OSSL_PARAM_UTF8_PTR, 0},
+  };
+  // Each entry point, given the parameters; 1 if it accepted them.
+  const std::pair<const char*, std::function<int(const OSSL_PARAM*)>> entries[] = {
+      {"EVP_PKEY_sign_init_ex", [&](const OSSL_PARAM* p) {
+         EVP_PKEY_CTX* c = EVP_PKEY_CTX_new_from_pkey(libctx_, pkey, nullptr);
+         const int r = EVP_PKEY_sign_init_ex(c, p);
+         EVP_PKEY_CTX_free(c);
+         return r;
+       }},
+      {"EVP_PKEY_verify_init_ex", [&](const OSSL_PARAM* p) {
+         EVP_PKEY_CTX* c = EVP_PKEY_CTX_new_from_pkey(libctx_, pkey, nullptr);
+         const int r = EVP_PKEY_verify_init_ex(c, p);
+         EVP_PKEY_CTX_free(c);
+         return r;
+       }},
+      {"EVP_DigestSignInit_ex", [&](const OSSL_PARAM* p) {
+         EVP_MD_CTX_reset(md_);
+         return EVP_DigestSignInit_ex(md_, nullptr, nullptr, libctx_, nullptr, pkey, p);
+       }},
+      {"EVP_DigestVerifyInit_ex", [&](const OSSL_PARAM* p) {
+         EVP_MD_CTX_reset(md_);
+         return EVP_DigestVerifyInit_ex(md_, nullptr, nullptr, libctx_, nullptr, pkey, p);
+       }},
+      {"EVP_PKEY_CTX_set_params", [&](const OSSL_PARAM* p) {
+         EVP_PKEY_CTX* pctx = nullptr;
+         EVP_MD_CTX_reset(md_);
+         if (EVP_DigestSignInit_ex(md_, &pctx, nullptr, libctx_, nullptr, pkey, nullptr) != 1) return -1;
+         ERR_clear_error();
+         return EVP_PKEY_CTX_set_params(pctx, p);
+       }},
+      {"sign_message_init", [&](const OSSL_PARAM* p) {
+         void* c = f.newctx(provctx(), nullptr);
+         const int r = f.sign_message_init(c, key.get(), p);
+         f.freectx(c);
+         return r;
+       }},
+      {"verify_message_init", [&](const OSSL_PARAM* p) {
+         void* c = f.newctx(provctx(), nullptr);
+         const int r = f.verify_message_init(c, key.get(), p);
+         f.freectx(c);
+         return r;
+       }},
+  };
+  for (const auto& [entry, call] : entries) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(entry) + " " + c.name + " type " + std::to_string(c.type));
+      OSSL_PARAM p[] = {{c.name, c.type, nullptr, c.size, OSSL_PARAM_UNMODIFIED}, OSSL_PARAM_END};
+      ERR_clear_error();
+      EXPECT_EQ(call(p), 0);
+      EXPECT_TRUE(raised_for("parameter data is NULL", c.name));
+    }
+  }
+  // An empty octet string may come as NULL data of size 0.
+  OSSL_PARAM empty[] = {OSSL_PARAM_octet_string("context-string", nullptr, 0), OSSL_PARAM_END};
+  EXPECT_EQ(digest_sign(pkey, message(10), empty).size(), params(ParamSet::ML_DSA_44).sig_bytes) << last_reason();
+  EVP_PKEY_free(pkey);
 }
 
 // HashML-DSA with SHA-512: the message API hashes the message (through the
