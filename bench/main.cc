@@ -1,5 +1,8 @@
 // main.cc - bench_core: every row for ML-DSA-44, -65 and -87 in turn.
 #include "bench/bench.h"
+#include "cpu/backend.h"
+
+#include <string>
 
 int main(int argc, char** argv) {
   using mldsa::ParamSet;
@@ -12,6 +15,13 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("mldsa backend", mldsa::backend_name());
+  benchmark::AddCustomContext("mldsa tuning", mldsa::backend_tuning());
+  // The backends this CPU runs (bench/plot_results.py runs each in turn).
+  std::string runnable;
+  for (const std::string& spec : mldsa::backend_specs())
+    if (spec != "auto" && spec.find('@') == std::string::npos && !mldsa::backend_tables(spec).empty())
+      runnable += (runnable.empty() ? "" : ",") + spec;
+  benchmark::AddCustomContext("mldsa backends", runnable);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -7,18 +7,21 @@ EXAMPLE: application, system-wide, tls-server
 Each example file is used unchanged; OPENSSL_MODULES=DIR (the build's module
 folder) stands in for OpenSSL's MODULESDIR, where an installed module sits.
   application  OPENSSL_CONF=application.cnf: the provider and default are
-               active, keys, signatures, a certificate, the [ml_dsa_sect] settings.
+               active, keys, signatures, an X.509 v3 certificate (`req -x509`
+               with the extensions of [v3_ca]), the [ml_dsa_sect] settings.
   system-wide  a copy of that openssl's own openssl.cnf (Debian 12's or 13's)
-               with `.include system-wide.cnf` appended, as the README says:
+               with `.include system-wide.cnf` appended, as docs/USAGE.md says:
                the same, plus the pitfall (without `activate = 1` in
-               [default_sect] randomness is gone).
+               [default_sect] randomness is gone); on 3.5 and later, the
+               preference comes only with `.include prefer-mldsa-accel.cnf`.
   tls-server   OPENSSL_CONF=tls-server.cnf for s_server; s_client connects
                (ECDSA on 3.0, ML-DSA-65 TLS 1.3 on 3.5 and later).
-On 3.5 and later (which have their own ML-DSA) every example must make this
-provider the one used: keys generated with MLDSA_ACCEL_OUTPUT_FORMATS=priv-only
-(an environment setting only this provider reads) come out without a seed,
-where the same file without its alg_section line gives OpenSSL's own seed-priv
-key (the control). --openssl-env names a variable holding the binary; unset,
+On 3.5 and later (which have their own ML-DSA) every example that asks for it
+must make this provider the one used: keys generated with
+MLDSA_ACCEL_OUTPUT_FORMATS=priv-only (an environment setting only this provider
+reads) come out without a seed, where the same configuration without its
+alg_section line (system-wide: without prefer-mldsa-accel.cnf) gives OpenSSL's
+own seed-priv key (the control). --openssl-env names a variable holding the binary; unset,
 the check prints "skipped: ..." and exits 77.
 """
 import argparse
@@ -132,6 +135,13 @@ def sign_verify(checks, o, conf, what, with_cert=True):
         vc = o.run(conf, ["verify", "-CAfile", cert, cert])
         checks.check(c.returncode == 0 and vc.returncode == 0, f"{what}: self-signed certificate made and verified",
                      describe(c) + "\n" + describe(vc))
+        # `req -x509` takes its extensions from [req] x509_extensions: without
+        # them the certificate is X.509 v1, which no CA should issue.
+        t = o.run(conf, ["x509", "-in", cert, "-noout", "-text"])
+        text = t.stdout.decode(errors="replace")
+        checks.check(t.returncode == 0 and "Version: 3 (0x2)" in text and "X509v3 Subject Key Identifier" in text
+                     and "X509v3 Authority Key Identifier" in text and "CA:TRUE" in text,
+                     f"{what}: the certificate is X.509 v3 with key identifiers and CA:TRUE", describe(t))
 
 
 def has_seed(o, conf, env=None):
@@ -152,8 +162,8 @@ def preferred(checks, o, conf, control_conf, what):
     control = has_seed(o, control_conf, env)
     checks.check(ours is False, f"{what}: mldsa-accel is preferred over OpenSSL {o.label}'s ML-DSA "
                  "(a priv-only key, as MLDSA_ACCEL_OUTPUT_FORMATS asks)", f"seed in key: {ours}")
-    checks.check(control is True, f"{what}: control: without the alg_section line OpenSSL's own ML-DSA "
-                 "answers (a seed-priv key)", f"seed in key: {control}")
+    checks.check(control is True, f"{what}: control: without the alg_section line (or prefer-mldsa-accel.cnf) "
+                 "OpenSSL's own ML-DSA answers (a seed-priv key)", f"seed in key: {control}")
 
 
 def check_application(checks, o):
@@ -185,14 +195,15 @@ def check_system_wide(checks, o):
     with open(system) as f:
         base = f.read()
 
-    def merged(name, snippet_path):
+    def merged(name, *snippets):
         path = os.path.join(o.work, name)
         with open(path, "w") as f:
-            f.write(base.rstrip("\n") + f"\n.include {snippet_path}\n")
+            f.write(base.rstrip("\n") + "".join(f"\n.include {s}" for s in snippets) + "\n")
         return path
 
     what = f"{system} + .include system-wide.cnf on {o.label}"
     conf = merged("system.cnf", snippet)
+    prefer = os.path.join(HERE, "prefer-mldsa-accel.cnf")
     # Control: the system file alone does not load the provider.
     p = o.run(system, ["list", "-providers"])
     checks.check(p.returncode == 0 and b"mldsa-accel" not in p.stdout, f"control: {system} alone lists no mldsa-accel",
@@ -201,7 +212,7 @@ def check_system_wide(checks, o):
     sign_verify(checks, o, conf, what)
     d = o.run(conf, ["dgst", "-sha256"], input=b"abc")
     checks.check(d.returncode == 0, f"{what}: SHA-256 from the default provider", describe(d))
-    # The pitfall the README warns of: without `activate = 1` the default provider is off.
+    # The pitfall docs/USAGE.md warns of: without `activate = 1` the default provider is off.
     with open(snippet) as f:
         text = f.read()
     assert "\n[default_sect]\nactivate = 1\n" in text
@@ -215,8 +226,14 @@ def check_system_wide(checks, o):
     r = o.run(no_default, ["rand", "-hex", "16"])
     checks.check(r.returncode != 0, f"{what}: control: without activate = 1 in [default_sect] randomness fails",
                  describe(r))
-    noalg = merged("system-noalg.cnf", without_lines(snippet, r"alg_section", os.path.join(o.work, "noalg.cnf")))
-    preferred(checks, o, conf, noalg, what)
+    # Preferring this provider over a built-in ML-DSA is a second, explicit
+    # include; system-wide.cnf alone is the control.
+    with open(snippet) as f:
+        checks.check("alg_section" not in re.sub(r"#.*", "", f.read()),
+                     "system-wide.cnf alone sets no alg_section (no preference by default)")
+    with_prefer = merged("system-prefer.cnf", snippet, prefer)
+    providers_active(checks, o, with_prefer, f"{what} + prefer-mldsa-accel.cnf")
+    preferred(checks, o, with_prefer, conf, f"{what} + prefer-mldsa-accel.cnf")
     return None
 
 

@@ -248,11 +248,4 @@ size_t Engine::resident_tasks() const {
   return units;
 }
 
-#ifndef MLDSA_HAVE_CUDA_DEVICE
-std::shared_ptr<Platform> cuda_platform(std::string* why) {
-  if (why) *why = "built without CUDA";
-  return nullptr;
-}
-#endif
-
 }  // namespace mldsa::gpu

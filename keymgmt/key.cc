@@ -7,7 +7,6 @@
 #include <openssl/core_dispatch.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
-#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cctype>
@@ -189,14 +188,8 @@ bool key_generate(Key* k, std::span<const uint8_t> seed) {
     st = mldsa::PrivateKey::from_seed(p, seed, k->priv);
   } else {
     uint8_t xi[mldsa::SEED_BYTES];
-    OSSL_LIB_CTX* libctx = k->provctx ? k->provctx->libctx : nullptr;
-    ERR_set_mark();
-    if (libctx != nullptr && RAND_priv_bytes_ex(libctx, xi, sizeof xi, 0) > 0) {
-      st = mldsa::PrivateKey::from_seed(p, xi, k->priv);
-    } else {
-      st = mldsa::PrivateKey::generate(p, k->priv);  // no DRBG reachable: the OS source
-    }
-    ERR_pop_to_mark();
+    if (!private_random(k->provctx, xi, sizeof xi)) return false;
+    st = mldsa::PrivateKey::from_seed(p, xi, k->priv);
     OPENSSL_cleanse(xi, sizeof xi);
   }
   if (st != mldsa::Status::ok) {

@@ -55,6 +55,7 @@ const OSSL_ITEM kReasons[] = {
     {R_CONTEXT_UNSUPPORTED, const_cast<char*>("round-3 Dilithium has no context string")},
     {R_PREHASH_UNSUPPORTED, const_cast<char*>("HashML-DSA needs an ML-DSA key (round-3 Dilithium has no pre-hash variant)")},
     {R_NULL_PARAM_DATA, const_cast<char*>("parameter data is NULL")},
+    {R_NO_RANDOMNESS, const_cast<char*>("no random generator in the library context: activate the default provider")},
     {0, nullptr},
 };
 // One string per reason, nothing else.

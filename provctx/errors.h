@@ -50,6 +50,7 @@ enum Reason : int {
   R_CONTEXT_UNSUPPORTED,         // a context string with a round-3 Dilithium key
   R_PREHASH_UNSUPPORTED,         // HashML-DSA (hash-ml-dsa) with a round-3 Dilithium key
   R_NULL_PARAM_DATA,             // an OSSL_PARAM whose data is NULL where bytes are needed (detail: its name)
+  R_NO_RANDOMNESS,               // the library context has no random generator (no provider offering a DRBG is active)
   R_END,                         // not a reason: one past the last (add new reasons above)
 };
 

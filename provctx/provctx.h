@@ -9,6 +9,8 @@
 #include <openssl/core_dispatch.h>
 #include <openssl/types.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,11 @@ struct ProvCtx {
 // with *why on a bad value or an unknown key, which refuses the load.
 bool read_settings(const OSSL_CORE_HANDLE* handle, OSSL_FUNC_core_get_params_fn* get_params, bool test_rows,
                    Settings& out, std::string* why);
+
+// Fills out with len bytes from the DRBG of ctx's library context (ctx may be
+// nullptr: the default library context). False with a named error raised:
+// R_NO_RANDOMNESS when the context has no generator, R_RNG_FAILURE when it fails.
+bool private_random(const ProvCtx* ctx, uint8_t* out, size_t len);
 
 inline OSSL_LIB_CTX* libctx_of(void* provctx) {
   return provctx ? static_cast<ProvCtx*>(provctx)->libctx : nullptr;

@@ -4,8 +4,8 @@
 // type; a bad value is an error with the setting's name in it, never ignored.
 // No OpenSSL here: provctx/config.cc reads the openssl.cnf section through the
 // core, the layers above turn Settings into their own configurations
-// (route/router_settings.cc). docs/CONFIGURE.md's table is checked against
-// this one (tests/provider/settings_doc_test.py).
+// (route/router_config.cc). docs/CONFIGURE.md's table is checked against
+// this one (tests/provider/settings_test.cc, SettingsDoc).
 #pragma once
 
 #include <cstdint>

@@ -28,7 +28,6 @@
 #include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
 
 #include <array>
 #include <cstring>
@@ -332,10 +331,8 @@ int sign_from_mu(SigCtx* c, const uint8_t mu[mldsa::MU_BYTES], uint8_t* sig, siz
   if (c->has_entropy) {
     r = c->entropy;
   } else if (!c->deterministic) {
-    // Hedged: the application's DRBG; the core's OS source if none is reachable.
-    ERR_set_mark();
-    if (RAND_priv_bytes_ex(c->provctx->libctx, rnd, c->key->params->rnd_bytes, 0) <= 0) r = nullptr;
-    ERR_pop_to_mark();
+    // Hedged: the application's DRBG (a named error when there is none).
+    if (!private_random(c->provctx, rnd, c->key->params->rnd_bytes)) return 0;
   }
   // CPU now or a GPU batch (route/router.h); the same bytes either way.
   mldsa::Status st = routed_sign(c->provctx, *c->key->priv, mu, r, sig);

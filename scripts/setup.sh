@@ -3,26 +3,33 @@
 #
 # As root, installs the missing ones with apt-get (running apt-get update
 # first). Otherwise prints the missing ones and the command to install them,
-# and exits 1. Sourced or run by demo.sh, test.sh and .ci/run.
+# and exits 1. Run by test.sh and .ci/run (everything the tests need).
 #
+# setup.sh --demo: only what scripts/demo.sh builds and runs (no sanitizer,
+# fuzzing, valgrind, benchmark or packaging tools).
 # setup.sh --aarch64: the host tools of test.sh's aarch64 stage instead (the
 # cross compiler and qemu-user; the arm64 libraries come from
 # scripts/fetch-arm64-root.sh, without root and without touching dpkg).
 set -euo pipefail
 
-# build-essential/cmake/pkg-config: the build. libssl-dev/openssl: OpenSSL 3.0
-# headers and the CLI the provider is tested with. libgtest-dev/libgmock-dev:
-# ctest suites. libbenchmark-dev: bench/. valgrind: the constant-time test.
-# python3: vector and benchmark helpers. ca-certificates, debian-archive-keyring:
-# apt downloads of the OpenSSL 3.5 packages (scripts/fetch-openssl35.sh).
-# clang-14, libclang-rt-14-dev: the libFuzzer and MemorySanitizer stages.
-packages=(
-  build-essential cmake pkg-config libssl-dev openssl
-  libgtest-dev libgmock-dev libbenchmark-dev valgrind python3
+# The demo's: build-essential/cmake/pkg-config: the build. libssl-dev/openssl:
+# OpenSSL 3.0 headers and the CLI the provider is tested with. libgtest-dev:
+# ctest suites. python3: vector helpers, the tests' configure step.
+# ca-certificates, debian-archive-keyring: apt downloads of the OpenSSL 3.5
+# packages (scripts/fetch-openssl35.sh).
+demo_packages=(
+  build-essential cmake pkg-config libssl-dev openssl libgtest-dev python3
   ca-certificates debian-archive-keyring
-  clang-14 libclang-rt-14-dev
+)
+# The tests' on top: libgmock-dev: ctest suites. libbenchmark-dev: bench/.
+# valgrind: the constant-time test. clang-14, libclang-rt-14-dev: the
+# libFuzzer and MemorySanitizer stages. lintian: the package check.
+packages=(
+  "${demo_packages[@]}"
+  libgmock-dev libbenchmark-dev valgrind clang-14 libclang-rt-14-dev lintian
 )
 case "${1:-}" in
+  --demo) packages=("${demo_packages[@]}") ;;
   --aarch64) packages=(g++-aarch64-linux-gnu qemu-user ca-certificates debian-archive-keyring) ;;
   "") ;;
   *) echo "setup: unknown argument: $1" >&2; exit 2 ;;

@@ -176,6 +176,8 @@ TEST_F(ProviderLoad, ErrorsComeFromTheInstanceDoingTheWork) {
   ASSERT_TRUE(OSSL_PROVIDER_set_default_search_path(other, MLDSA_PROVIDER_DIR));
   OSSL_PROVIDER* p2 = OSSL_PROVIDER_load(other, "mldsa-accel");
   ASSERT_NE(p2, nullptr);
+  OSSL_PROVIDER* deflt_b = OSSL_PROVIDER_load(other, "default");  // its DRBG, for the unseeded keygen
+  ASSERT_NE(deflt_b, nullptr);
   EVP_PKEY* pkey_b = nullptr;
   EVP_PKEY_CTX* gen = EVP_PKEY_CTX_new_from_name(other, "ML-DSA-44", nullptr);
   ASSERT_EQ(EVP_PKEY_keygen_init(gen), 1);
@@ -193,10 +195,70 @@ TEST_F(ProviderLoad, ErrorsComeFromTheInstanceDoingTheWork) {
   EXPECT_NE(EVP_DigestVerify(md, short_sig, sizeof short_sig, short_sig, sizeof short_sig), 1);
   EVP_MD_CTX_free(md);
   EVP_PKEY_free(pkey_b);
+  OSSL_PROVIDER_unload(deflt_b);
   OSSL_PROVIDER_unload(p2);
   OSSL_LIB_CTX_free(other);
   EXPECT_TRUE(raised("wrong length for an ML-DSA signature"));
   EVP_PKEY_free(pkey);
+}
+
+// Without a random generator in the library context (the default provider not
+// loaded), key generation and hedged signing fail with a reason that says what
+// to activate, instead of drawing from another source; what needs no
+// randomness (a key from a seed, deterministic signing, verifying) still works.
+TEST_F(ProviderLoad, NoRandomGeneratorIsANamedError) {
+  const std::string reason = "no random generator in the library context: activate the default provider";
+  OSSL_LIB_CTX* bare = OSSL_LIB_CTX_new();
+  ASSERT_NE(bare, nullptr);
+  ASSERT_TRUE(OSSL_PROVIDER_set_default_search_path(bare, MLDSA_PROVIDER_DIR));
+  OSSL_PROVIDER* p2 = OSSL_PROVIDER_load(bare, "mldsa-accel");
+  ASSERT_NE(p2, nullptr);
+  ERR_clear_error();
+  for (const char* alg : {"ML-DSA-65", "dilithium3"}) {
+    EVP_PKEY* none = nullptr;
+    EVP_PKEY_CTX* gen = EVP_PKEY_CTX_new_from_name(bare, alg, nullptr);
+    ASSERT_NE(gen, nullptr) << alg;
+    ASSERT_EQ(EVP_PKEY_keygen_init(gen), 1) << alg;
+    EXPECT_LE(EVP_PKEY_keygen(gen, &none), 0) << alg << ": an unseeded keygen succeeded without a DRBG";
+    EXPECT_EQ(none, nullptr);
+    EXPECT_TRUE(raised(reason)) << alg;
+    EVP_PKEY_CTX_free(gen);
+  }
+
+  // A key from a seed, then hedged signing (fails, named) and deterministic
+  // signing (works, and verifies).
+  std::vector<uint8_t> seed = seed_of(7);
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_octet_string("seed", seed.data(), seed.size()), OSSL_PARAM_construct_end()};
+  EVP_PKEY_CTX* gen = EVP_PKEY_CTX_new_from_name(bare, "ML-DSA-65", nullptr);
+  ASSERT_EQ(EVP_PKEY_keygen_init(gen), 1);
+  ASSERT_EQ(EVP_PKEY_CTX_set_params(gen, params), 1);
+  EVP_PKEY* pkey = nullptr;
+  ASSERT_EQ(EVP_PKEY_keygen(gen, &pkey), 1);
+  EVP_PKEY_CTX_free(gen);
+  const uint8_t msg[] = "no randomness here";
+  std::vector<uint8_t> sig(4096);
+  for (int deterministic : {0, 1}) {
+    OSSL_PARAM sp[] = {OSSL_PARAM_construct_int("deterministic", &deterministic), OSSL_PARAM_construct_end()};
+    EVP_MD_CTX* md = EVP_MD_CTX_new();
+    ASSERT_EQ(EVP_DigestSignInit_ex(md, nullptr, nullptr, bare, nullptr, pkey, sp), 1);
+    size_t siglen = sig.size();
+    const int ok = EVP_DigestSign(md, sig.data(), &siglen, msg, sizeof msg);
+    EVP_MD_CTX_free(md);
+    if (deterministic == 0) {
+      EXPECT_NE(ok, 1) << "a hedged signature was made without a DRBG";
+      EXPECT_TRUE(raised(reason));
+      continue;
+    }
+    ASSERT_EQ(ok, 1);
+    md = EVP_MD_CTX_new();
+    ASSERT_EQ(EVP_DigestVerifyInit_ex(md, nullptr, nullptr, bare, nullptr, pkey, nullptr), 1);
+    EXPECT_EQ(EVP_DigestVerify(md, sig.data(), siglen, msg, sizeof msg), 1);
+    EVP_MD_CTX_free(md);
+  }
+  EVP_PKEY_free(pkey);
+  OSSL_PROVIDER_unload(p2);
+  OSSL_LIB_CTX_free(bare);
+  ERR_clear_error();
 }
 
 // A refused load (a bad setting) still prints its reason by name:

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 namespace mldsa::prov {
@@ -119,6 +121,53 @@ TEST(Settings, EnvironmentOverridesAndTestRowsNeedTheTestBuild) {
   for (const char* v : {"MLDSA_ACCEL_GPU_POLICY", "MLDSA_ACCEL_GPU_MIN_INFLIGHT", "MLDSA_ACCEL_SIM_DEVICES",
                         "MLDSA_ACCEL_GPU_MAX_BATCH"})
     unsetenv(v);
+}
+
+// The Markdown table of every setting, as docs/CONFIGURE.md holds it between
+// its "settings table" markers.
+std::string markdown_table() {
+  auto code = [](std::string_view t) { return "`" + std::string(t) + "`"; };
+  auto cell = [&](std::string_view t) {  // "(words)" is prose, anything else a literal
+    return !t.empty() && t.front() == '(' && t.back() == ')' ? std::string(t.substr(1, t.size() - 2)) : code(t);
+  };
+  auto values = [&](const Setting& row) {
+    if (row.type == SettingType::number) return code(std::string_view(row.values));
+    if (row.type == SettingType::boolean) return std::string("boolean");
+    std::string out, v = row.values;
+    if (row.type == SettingType::text) return v;
+    for (size_t at = 0;;) {  // a choice: each word in code
+      const size_t bar = v.find('|', at);
+      out += code(v.substr(at, bar - at));
+      if (bar == std::string::npos) return out;
+      out += ", ";
+      at = bar + 1;
+    }
+  };
+  static const char* kTypes[] = {"boolean", "number", "choice", "text"};
+  std::string out =
+      "| key (openssl.cnf) | environment variable | type | default | values | meaning |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const Setting& row : settings_table()) {
+    out += "| " + (row.key != nullptr ? code(row.key) : std::string("— (test build)")) + " | " + code(row.env) +
+           " | " + kTypes[static_cast<int>(row.type)] + " | " + cell(row.default_text) + " | " + values(row) +
+           " | " + row.meaning + " |\n";
+  }
+  return out;
+}
+
+TEST(SettingsDoc, ConfigureMdHoldsTheTable) {
+  std::ifstream in(MLDSA_SOURCE_DIR "/docs/CONFIGURE.md");
+  ASSERT_TRUE(in) << "cannot read docs/CONFIGURE.md";
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str(), begin = "<!-- settings table: begin -->\n",
+                    end = "<!-- settings table: end -->";
+  const size_t b = text.find(begin), e = text.find(end);
+  ASSERT_NE(b, std::string::npos) << "docs/CONFIGURE.md lacks the marker " << begin;
+  ASSERT_NE(e, std::string::npos) << "docs/CONFIGURE.md lacks the marker " << end;
+  EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), markdown_table())
+      << "docs/CONFIGURE.md's table differs from provctx/settings.cc's: put the expected text above between its "
+         "markers";
 }
 
 }  // namespace

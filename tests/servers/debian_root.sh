@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # debian_root.sh SUITE DEB|BUILD_DIR - a Debian root (bookworm = 12, trixie = 13) with
 # real servers and clients, and this project's .deb installed in it the way
-# the README says: `dpkg -i`, then `.include /usr/share/mldsa-accel/system-wide.cnf`
-# appended to its /etc/ssl/openssl.cnf.
+# docs/USAGE.md says: `dpkg -i`, then `.include /usr/share/mldsa-accel/system-wide.cnf`
+# and `.include /usr/share/mldsa-accel/prefer-mldsa-accel.cnf` appended to its
+# /etc/ssl/openssl.cnf. The -dbgsym package beside the .deb is installed too:
+# servers.sh counts the provider's signatures with a gdb breakpoint, which
+# needs the symbols the package strips.
 #
 # The root is made once with `debootstrap --variant=minbase` into
 # ${MLDSA_ACCEL_ROOTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mldsa-accel/roots}/SUITE
@@ -37,6 +40,8 @@ if [ -d "$deb" ]; then
   deb=$(ls "$deb/servers-pkg-$suite"/mldsa-accel_*.deb)
 fi
 [ -f "$deb" ] || die "no package $deb"
+dbgsym=$(ls "$(dirname "$deb")"/mldsa-accel-dbgsym_*.ddeb 2>/dev/null | head -1)
+[ -f "$dbgsym" ] || die "no mldsa-accel-dbgsym_*.ddeb beside $deb"
 # What the server checks run: servers, clients, and openssl to make certificates.
 packages=nginx,haproxy,curl,python3,openssl
 
@@ -85,12 +90,16 @@ if [ ! -f "$root/.mldsa-accel-root" ] || [ "$(cat "$root/.mldsa-accel-root")" !=
   say "root made in $((SECONDS - t0)) s"
 fi
 
-# Install the package as a user would, and enable it system-wide as the README says.
+# Install the package as a user would, and enable and prefer it system-wide as
+# docs/USAGE.md says (servers.sh's controls leave the second line out).
 cp "$deb" "$root/tmp/mldsa-accel.deb"
-chroot "$root" dpkg -i /tmp/mldsa-accel.deb >&2 || die "dpkg -i of $(basename "$deb") failed in $suite"
-rm -f "$root/tmp/mldsa-accel.deb"
+cp "$dbgsym" "$root/tmp/mldsa-accel-dbgsym.ddeb"
+chroot "$root" dpkg -i /tmp/mldsa-accel.deb /tmp/mldsa-accel-dbgsym.ddeb >&2 ||
+  die "dpkg -i of $(basename "$deb") and $(basename "$dbgsym") failed in $suite"
+rm -f "$root/tmp/mldsa-accel.deb" "$root/tmp/mldsa-accel-dbgsym.ddeb"
 cp "$root/etc/ssl/openssl.cnf.debian" "$root/etc/ssl/openssl.cnf"
-echo ".include /usr/share/mldsa-accel/system-wide.cnf" >>"$root/etc/ssl/openssl.cnf"
+{ echo ".include /usr/share/mldsa-accel/system-wide.cnf"
+  echo ".include /usr/share/mldsa-accel/prefer-mldsa-accel.cnf"; } >>"$root/etc/ssl/openssl.cnf"
 chroot "$root" openssl list -providers | grep -A3 mldsa-accel | grep -q 'status: active' \
   || die "mldsa-accel not active in $suite's openssl after the install"
 say "$(chroot "$root" dpkg-query -W -f='${Package} ${Version}' mldsa-accel) installed, enabled in /etc/ssl/openssl.cnf"

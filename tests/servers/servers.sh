@@ -7,8 +7,8 @@
 #   nginx-chain    nginx serves an ML-DSA-87 root -> ML-DSA-65 leaf chain to
 #                  curl and s_client (mldsa65); gdb, attached to nginx, counts
 #                  calls of the provider's signing function: at least one per
-#                  handshake. Control: the same with the alg_section line
-#                  left out (OpenSSL's own ML-DSA preferred): no calls.
+#                  handshake. Control: the same without
+#                  prefer-mldsa-accel.cnf (OpenSSL's own ML-DSA used): no calls.
 #   nginx-dual     one nginx server with an ECDSA P-256 and an ML-DSA-65
 #                  certificate: a client offering only ecdsa_secp256r1_sha256 gets
 #                  ECDSA, one offering only mldsa65 gets ML-DSA; curl gets one.
@@ -22,7 +22,7 @@
 #   classic        with the provider loaded (seen in each server's memory map):
 #                  nginx with RSA + ECDSA certificates to curl, s_client and
 #                  Python; HAProxy with ssl-mode-async; and nginx refusing to
-#                  start with an ML-DSA certificate, as the README says.
+#                  start with an ML-DSA certificate, as docs/INTEROP.md says.
 set -uo pipefail
 suite=$1 case=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -78,6 +78,7 @@ gdb_attach() {  # PID LOG
   cat >"$work/gdb.cmds" <<EOF
 set pagination off
 set confirm off
+set debug-file-directory /proc/$1/root/usr/lib/debug
 set sysroot /proc/$1/root
 handle SIGQUIT nostop noprint pass
 handle SIGUSR1 nostop noprint pass
@@ -245,9 +246,8 @@ case_nginx_chain() {
     nginx_conf "$work/nginx.conf" "$port" "hello from nginx" leaf
     local env=()
     if [ "$mode" = control ]; then
-      # The system file with the snippet minus its alg_section line: both ML-DSAs loaded, none preferred.
-      grep -v '^alg_section' "$root/usr/share/mldsa-accel/system-wide.cnf" >"$work/no-alg.cnf"
-      { cat "$root/etc/ssl/openssl.cnf.debian"; echo ".include $work_in/no-alg.cnf"; } >"$work/control.cnf"
+      # The system file with system-wide.cnf but not prefer-mldsa-accel.cnf: both ML-DSAs loaded, none preferred.
+      { cat "$root/etc/ssl/openssl.cnf.debian"; echo ".include /usr/share/mldsa-accel/system-wide.cnf"; } >"$work/control.cnf"
       env=(OPENSSL_CONF="$work_in/control.cnf")
     fi
     start_nginx "$work_in/nginx.conf" "$port" "$work/nginx-$mode.log" "${env[@]}"
@@ -272,7 +272,7 @@ case_nginx_chain() {
       check $? "provider: the provider signed every handshake (sig_sign called $n times for 4 handshakes)" "$work/gdb-$mode.log"
     else
       [ "$n" -eq 0 ]
-      check $? "control: without the alg_section line OpenSSL's own ML-DSA signed (sig_sign called $n times)" "$work/gdb-$mode.log"
+      check $? "control: without prefer-mldsa-accel.cnf OpenSSL's own ML-DSA signed (sig_sign called $n times)" "$work/gdb-$mode.log"
     fi
   done
 }
@@ -411,7 +411,7 @@ case_classic() {
   check $? "curl through HAProxy reaches the backend" "$work/curl.out"
   stop "$pid" USR1
 
-  # What the README says of ML-DSA certificates on 3.0's libssl.
+  # What docs/INTEROP.md says of ML-DSA certificates on 3.0's libssl.
   nginx_conf "$work/mldsa.conf" "$(free_port)" "never" mldsa
   in_root nginx -t -c "$work_in/mldsa.conf" >"$work/nginx-t.log" 2>&1
   [ $? -ne 0 ] && grep -q 'unknown certificate type' "$work/nginx-t.log"
