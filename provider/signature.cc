@@ -136,6 +136,29 @@ bool is_round3(const Algorithm* a) { return mldsa::params(a->set).scheme == mlds
 
 enum class Op : uint8_t { none, sign, verify };
 
+// HashML-DSA's running digest: the fetched hash (fetched on first use) and its
+// context, owned. Copying makes a deep copy (EVP_MD_CTX_copy_ex); a failed
+// one leaves `failed` set, for dupctx to report.
+struct Digest {
+  EVP_MD* alg = nullptr;
+  EVP_MD_CTX* ctx = nullptr;
+  bool failed = false;
+
+  Digest() = default;
+  Digest(const Digest& o) : alg(o.alg) {
+    if (alg != nullptr && EVP_MD_up_ref(alg) != 1) {
+      alg = nullptr;
+      failed = true;
+    }
+    if (o.ctx != nullptr && ((ctx = EVP_MD_CTX_new()) == nullptr || EVP_MD_CTX_copy_ex(ctx, o.ctx) != 1)) failed = true;
+  }
+  Digest& operator=(const Digest&) = delete;
+  ~Digest() {
+    EVP_MD_CTX_free(ctx);
+    EVP_MD_free(alg);
+  }
+};
+
 struct SigCtx {
   ProvCtx* provctx = nullptr;
   const Algorithm* alg = nullptr;
@@ -163,16 +186,17 @@ struct SigCtx {
   // Streaming state.
   bool started = false;
   mldsa::MuBuilder mu;
-  EVP_MD* md_alg = nullptr;                  // HashML-DSA: `hash`, fetched on first use
-  EVP_MD_CTX* md = nullptr;                  // HashML-DSA: the digest of the message
+  Digest digest;                             // HashML-DSA: the digest of the message
   uint8_t mu_buf[mldsa::MU_BYTES] = {};      // mu_input: the 64 bytes as they arrive
   size_t mu_len = 0;
 
+  SigCtx() = default;
+  // dupctx: a copy of every field by value (digest: a deep copy).
+  SigCtx(const SigCtx&) = default;
+  SigCtx& operator=(const SigCtx&) = delete;
   ~SigCtx() {
     OPENSSL_cleanse(entropy, sizeof entropy);
     OPENSSL_cleanse(mu_buf, sizeof mu_buf);
-    EVP_MD_CTX_free(md);
-    EVP_MD_free(md_alg);
   }
 };
 
@@ -229,12 +253,12 @@ bool begin_stream(SigCtx* c) {
   if (c->mu_input) {
     c->mu_len = 0;
   } else if (c->prehash) {
-    if (c->md == nullptr && (c->md = EVP_MD_CTX_new()) == nullptr) {
+    if (c->digest.ctx == nullptr && (c->digest.ctx = EVP_MD_CTX_new()) == nullptr) {
       MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
     }
-    if (c->md_alg == nullptr) c->md_alg = fetch_hash(c);
-    if (c->md_alg == nullptr || EVP_DigestInit_ex2(c->md, c->md_alg, nullptr) != 1) {
+    if (c->digest.alg == nullptr) c->digest.alg = fetch_hash(c);
+    if (c->digest.alg == nullptr || EVP_DigestInit_ex2(c->digest.ctx, c->digest.alg, nullptr) != 1) {
       MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST, mldsa::hash_name(c->hash));
       return false;
     }
@@ -262,7 +286,7 @@ bool absorb(SigCtx* c, const uint8_t* data, size_t len) {
     std::memcpy(c->mu_buf + c->mu_len, data, len);
     c->mu_len += len;
   } else if (c->prehash) {
-    if (EVP_DigestUpdate(c->md, data, len) != 1) {
+    if (EVP_DigestUpdate(c->digest.ctx, data, len) != 1) {
       MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
     }
@@ -301,8 +325,8 @@ bool finish_mu(SigCtx* c, uint8_t mu[mldsa::MU_BYTES]) {
     uint8_t digest[64];
     const size_t want = mldsa::hash_digest_bytes(c->hash);
     unsigned int n = 0;
-    const bool ok = is_xof(c->hash) ? EVP_DigestFinalXOF(c->md, digest, want) == 1
-                                    : EVP_DigestFinal_ex(c->md, digest, &n) == 1 && n == want;
+    const bool ok = is_xof(c->hash) ? EVP_DigestFinalXOF(c->digest.ctx, digest, want) == 1
+                                    : EVP_DigestFinal_ex(c->digest.ctx, digest, &n) == 1 && n == want;
     if (!ok) {
       MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
       return false;
@@ -392,23 +416,11 @@ bool verify_ready(SigCtx* c) {
 // ---------------------------------------------------------------------------
 // Parameters
 
-const OSSL_PARAM kSettable[] = {
-    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_CONTEXT_STRING, nullptr, 0),
-    OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_DETERMINISTIC, nullptr),
-    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_TEST_ENTROPY, nullptr, 0),
-    OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_MU, nullptr),
-    OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING, nullptr),
-    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_SIGNATURE, nullptr, 0),
-    OSSL_PARAM_utf8_string(MLDSA_SIGNATURE_PARAM_HASH_ML_DSA, nullptr, 0),
-    OSSL_PARAM_END,
-};
-
 const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, nullptr, 0),
     OSSL_PARAM_END,
 };
 
-const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kSettable; }
 const OSSL_PARAM* sig_gettable_ctx_params(void* /*vctx*/, void* /*provctx*/) { return kGettable; }
 
 // Typed readers of one parameter: a parameter of another type, or with NULL
@@ -422,99 +434,148 @@ bool int_param(const SigCtx* c, const OSSL_PARAM* p, int& out) { return read_int
 // A context string is part of M' only for pure ML-DSA and HashML-DSA with
 // message-encoding 1: with message-encoding 0 (the input is M' itself) or
 // mu 1 (the input is mu) it is accepted and not used, as OpenSSL 3.5 does.
+// The settable parameters, one setter each (OpenSSL 3.5's names).
+bool set_context(SigCtx* c, const OSSL_PARAM* p) {
+  std::span<const uint8_t> v;
+  if (!octet_param(c, p, v)) return false;
+  if (v.size() > mldsa::MAX_CONTEXT_BYTES) {
+    MLDSA_RAISE(c->provctx, R_CONTEXT_TOO_LONG);
+    return false;
+  }
+  if (!v.empty()) std::memcpy(c->context, v.data(), v.size());
+  c->context_len = v.size();
+  return true;
+}
+
+bool set_deterministic(SigCtx* c, const OSSL_PARAM* p) {
+  int v = 0;
+  if (!int_param(c, p, v)) return false;
+  c->deterministic = v != 0;
+  return true;
+}
+
+bool set_test_entropy(SigCtx* c, const OSSL_PARAM* p) {
+  std::span<const uint8_t> v;
+  if (!octet_param(c, p, v)) return false;
+  if (is_round3(c->alg)) {
+    // Round 3 would use it as rho'' itself, the same for every message,
+    // which reveals the key.
+    MLDSA_RAISE_DETAIL(c->provctx, R_NOT_SUPPORTED,
+                       "test-entropy: round-3 Dilithium takes deterministic or fresh randomness only");
+    return false;
+  }
+  if (v.size() != mldsa::RND_BYTES) {
+    MLDSA_RAISE(c->provctx, R_BAD_ENTROPY_LENGTH);
+    return false;
+  }
+  std::memcpy(c->entropy, v.data(), v.size());
+  c->has_entropy = true;
+  return true;
+}
+
+bool set_mu(SigCtx* c, const OSSL_PARAM* p) {
+  int v = 0;
+  if (!int_param(c, p, v)) return false;
+  c->mu_input = v != 0;
+  return true;
+}
+
+bool set_message_encoding(SigCtx* c, const OSSL_PARAM* p) {
+  int v = 0;
+  if (!int_param(c, p, v)) return false;
+  if (v != 0 && v != 1) {
+    MLDSA_RAISE(c->provctx, R_BAD_MESSAGE_ENCODING);
+    return false;
+  }
+  c->encoding = v;
+  return true;
+}
+
+bool set_signature(SigCtx* c, const OSSL_PARAM* p) {
+  std::span<const uint8_t> v;
+  if (!octet_param(c, p, v)) return false;
+  c->signature.assign(v.begin(), v.end());
+  return true;
+}
+
+bool set_hash_ml_dsa(SigCtx* c, const OSSL_PARAM* p) {
+  std::string name;
+  mldsa::HashAlg h;
+  if (!read_utf8(c->provctx, p, name)) return false;
+  if (is_round3(c->alg)) {
+    MLDSA_RAISE(c->provctx, R_PREHASH_UNSUPPORTED);
+    return false;
+  }
+  if (!mldsa::hash_from_name(name.c_str(), h)) {
+    MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST,
+                       ("hash-ml-dsa: '" + name +
+                        "' is none of FIPS 204's hashes (SHA2-224, SHA2-256, SHA2-384, SHA2-512, SHA2-512/224, "
+                        "SHA2-512/256, SHA3-224, SHA3-256, SHA3-384, SHA3-512, SHAKE-128, SHAKE-256)")
+                           .c_str());
+    return false;
+  }
+  if (c->alg->prehash && h != mldsa::HashAlg::SHA2_512) {
+    MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST, "hash-ml-dsa: this algorithm's hash is SHA2-512");
+    return false;
+  }
+  if (h != c->hash) {
+    EVP_MD_free(c->digest.alg);
+    c->digest.alg = nullptr;
+    c->hash = h;
+  }
+  c->prehash = true;
+  c->prehash_by_param = !c->alg->prehash;
+  return true;
+}
+
+// Every settable parameter, once: set_ctx_params applies them in this order,
+// settable_ctx_params lists them from here.
+struct SigParam {
+  const char* name;
+  unsigned int data_type;  // OSSL_PARAM_*
+  bool shapes_message;     // part of M' (or what the input is): fixed once data has arrived
+  bool (*set)(SigCtx* c, const OSSL_PARAM* p);
+};
+const SigParam kSigParams[] = {
+    {OSSL_SIGNATURE_PARAM_CONTEXT_STRING, OSSL_PARAM_OCTET_STRING, true, set_context},
+    {OSSL_SIGNATURE_PARAM_DETERMINISTIC, OSSL_PARAM_INTEGER, false, set_deterministic},
+    {OSSL_SIGNATURE_PARAM_TEST_ENTROPY, OSSL_PARAM_OCTET_STRING, false, set_test_entropy},
+    {OSSL_SIGNATURE_PARAM_MU, OSSL_PARAM_INTEGER, true, set_mu},
+    {OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING, OSSL_PARAM_INTEGER, true, set_message_encoding},
+    {OSSL_SIGNATURE_PARAM_SIGNATURE, OSSL_PARAM_OCTET_STRING, false, set_signature},
+    {MLDSA_SIGNATURE_PARAM_HASH_ML_DSA, OSSL_PARAM_UTF8_STRING, true, set_hash_ml_dsa},
+};
+
+const OSSL_PARAM* sig_settable_ctx_params(void* /*vctx*/, void* /*provctx*/) {
+  static const auto settable = [] {
+    std::array<OSSL_PARAM, std::size(kSigParams) + 1> out{};
+    for (size_t i = 0; i < std::size(kSigParams); ++i) {
+      const SigParam& row = kSigParams[i];
+      // An int's size is part of its description, as OSSL_PARAM_int() gives it.
+      out[i] = {row.name, row.data_type, nullptr, row.data_type == OSSL_PARAM_INTEGER ? sizeof(int) : 0,
+                OSSL_PARAM_UNMODIFIED};
+    }
+    out.back() = OSSL_PARAM_construct_end();
+    return out;
+  }();
+  return settable.data();
+}
+
 int sig_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   SigCtx* c = ctx_of(vctx);
   if (c == nullptr) return 0;
   if (params == nullptr) return 1;
-  const OSSL_PARAM* p;
-  // These shape M' (or say what the input is): fixed once data has arrived.
-  const bool shapes_message = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_CONTEXT_STRING) ||
-                              OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MU) ||
-                              OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING) ||
-                              OSSL_PARAM_locate_const(params, MLDSA_SIGNATURE_PARAM_HASH_ML_DSA);
-  if (shapes_message && c->started) {
-    MLDSA_RAISE(c->provctx, R_PARAM_AFTER_UPDATE);
-    return 0;
+  if (c->started) {
+    for (const SigParam& row : kSigParams) {
+      if (row.shapes_message && OSSL_PARAM_locate_const(params, row.name) != nullptr) {
+        MLDSA_RAISE(c->provctx, R_PARAM_AFTER_UPDATE);
+        return 0;
+      }
+    }
   }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_CONTEXT_STRING)) != nullptr) {
-    std::span<const uint8_t> v;
-    if (!octet_param(c, p, v)) return 0;
-    if (v.size() > mldsa::MAX_CONTEXT_BYTES) {
-      MLDSA_RAISE(c->provctx, R_CONTEXT_TOO_LONG);
-      return 0;
-    }
-    if (!v.empty()) std::memcpy(c->context, v.data(), v.size());
-    c->context_len = v.size();
-  }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DETERMINISTIC)) != nullptr) {
-    int v = 0;
-    if (!int_param(c, p, v)) return 0;
-    c->deterministic = v != 0;
-  }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_TEST_ENTROPY)) != nullptr) {
-    std::span<const uint8_t> v;
-    if (!octet_param(c, p, v)) return 0;
-    if (is_round3(c->alg)) {
-      // Round 3 would use it as rho'' itself, the same for every message,
-      // which reveals the key.
-      MLDSA_RAISE_DETAIL(c->provctx, R_NOT_SUPPORTED,
-                         "test-entropy: round-3 Dilithium takes deterministic or fresh randomness only");
-      return 0;
-    }
-    if (v.size() != mldsa::RND_BYTES) {
-      MLDSA_RAISE(c->provctx, R_BAD_ENTROPY_LENGTH);
-      return 0;
-    }
-    std::memcpy(c->entropy, v.data(), v.size());
-    c->has_entropy = true;
-  }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MU)) != nullptr) {
-    int v = 0;
-    if (!int_param(c, p, v)) return 0;
-    c->mu_input = v != 0;
-  }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING)) != nullptr) {
-    int v = 0;
-    if (!int_param(c, p, v)) return 0;
-    if (v != 0 && v != 1) {
-      MLDSA_RAISE(c->provctx, R_BAD_MESSAGE_ENCODING);
-      return 0;
-    }
-    c->encoding = v;
-  }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_SIGNATURE)) != nullptr) {
-    std::span<const uint8_t> v;
-    if (!octet_param(c, p, v)) return 0;
-    c->signature.assign(v.begin(), v.end());
-  }
-  if ((p = OSSL_PARAM_locate_const(params, MLDSA_SIGNATURE_PARAM_HASH_ML_DSA)) != nullptr) {
-    std::string text;
-    mldsa::HashAlg h;
-    if (!read_utf8(c->provctx, p, text)) return 0;
-    const char* name = text.c_str();
-    if (is_round3(c->alg)) {
-      MLDSA_RAISE(c->provctx, R_PREHASH_UNSUPPORTED);
-      return 0;
-    }
-    if (!mldsa::hash_from_name(name, h)) {
-      MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST,
-                         (std::string("hash-ml-dsa: '") + name +
-                          "' is none of FIPS 204's hashes (SHA2-224, SHA2-256, SHA2-384, SHA2-512, SHA2-512/224, "
-                          "SHA2-512/256, SHA3-224, SHA3-256, SHA3-384, SHA3-512, SHAKE-128, SHAKE-256)")
-                             .c_str());
-      return 0;
-    }
-    if (c->alg->prehash && h != mldsa::HashAlg::SHA2_512) {
-      MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST, "hash-ml-dsa: this algorithm's hash is SHA2-512");
-      return 0;
-    }
-    if (h != c->hash) {
-      EVP_MD_free(c->md_alg);
-      c->md_alg = nullptr;
-      c->hash = h;
-    }
-    c->prehash = true;
-    c->prehash_by_param = !c->alg->prehash;
+  for (const SigParam& row : kSigParams) {
+    const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, row.name);
+    if (p != nullptr && !row.set(c, p)) return 0;
   }
   return 1;
 }
@@ -566,31 +627,8 @@ void sig_freectx(void* vctx) { delete ctx_of(vctx); }
 void* sig_dupctx(void* vctx) {
   const SigCtx* c = ctx_of(vctx);
   if (c == nullptr) return nullptr;
-  SigCtx* d = new (std::nothrow) SigCtx;
-  if (d == nullptr) return nullptr;
-  d->provctx = c->provctx;
-  d->alg = c->alg;
-  d->propq = c->propq;
-  d->key = c->key;
-  d->op = c->op;
-  d->digest_input = c->digest_input;
-  std::memcpy(d->context, c->context, sizeof d->context);
-  d->context_len = c->context_len;
-  d->deterministic = c->deterministic;
-  d->has_entropy = c->has_entropy;
-  std::memcpy(d->entropy, c->entropy, sizeof d->entropy);
-  d->mu_input = c->mu_input;
-  d->encoding = c->encoding;
-  d->signature = c->signature;
-  d->prehash = c->prehash;
-  d->prehash_by_param = c->prehash_by_param;
-  d->hash = c->hash;
-  d->started = c->started;
-  d->mu = c->mu;
-  std::memcpy(d->mu_buf, c->mu_buf, sizeof d->mu_buf);
-  d->mu_len = c->mu_len;
-  if (c->md_alg != nullptr && EVP_MD_up_ref(c->md_alg) == 1) d->md_alg = c->md_alg;
-  if (c->md != nullptr && ((d->md = EVP_MD_CTX_new()) == nullptr || EVP_MD_CTX_copy_ex(d->md, c->md) != 1)) {
+  SigCtx* d = new (std::nothrow) SigCtx(*c);
+  if (d != nullptr && d->digest.failed) {
     delete d;
     return nullptr;
   }
