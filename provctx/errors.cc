@@ -102,16 +102,11 @@ const char* reason_text(int reason) {
   return "internal error";
 }
 
-ErrorSink error_sink(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
+ErrorSink error_sink(const OSSL_CORE_HANDLE* handle, const CoreFunctions& core) {
   ErrorSink s;
-  for (; in != nullptr && in->function_id != 0; ++in) {
-    switch (in->function_id) {
-      case OSSL_FUNC_CORE_NEW_ERROR: s.new_error = OSSL_FUNC_core_new_error(in); break;
-      case OSSL_FUNC_CORE_SET_ERROR_DEBUG: s.set_error_debug = OSSL_FUNC_core_set_error_debug(in); break;
-      case OSSL_FUNC_CORE_VSET_ERROR: s.vset_error = OSSL_FUNC_core_vset_error(in); break;
-      default: break;
-    }
-  }
+  s.new_error = core.new_error;
+  s.set_error_debug = core.set_error_debug;
+  s.vset_error = core.vset_error;
   if (s.new_error != nullptr && s.set_error_debug != nullptr && s.vset_error != nullptr) s.handle = handle;
   return s;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cpu/mldsa.h"
+#include "provctx/core_functions.h"
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -64,8 +65,8 @@ struct ErrorSink {
   OSSL_FUNC_core_set_error_debug_fn* set_error_debug = nullptr;
   OSSL_FUNC_core_vset_error_fn* vset_error = nullptr;
 };
-// The upcalls of the core's dispatch table (OSSL_provider_init's `in`).
-ErrorSink error_sink(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in);
+// The error upcalls among the core's functions (all three, or none).
+ErrorSink error_sink(const OSSL_CORE_HANDLE* handle, const CoreFunctions& core);
 
 // Raises reason (with an optional detail text after it) through ctx's
 // instance. ctx may be nullptr (an object made outside any instance, in a

@@ -164,25 +164,6 @@ const OSSL_DISPATCH kProviderFunctions[] = {
     {0, nullptr},
 };
 
-struct CoreFunctions {
-  OSSL_FUNC_core_get_params_fn* get_params = nullptr;
-  OSSL_FUNC_core_obj_create_fn* obj_create = nullptr;
-  OSSL_FUNC_core_obj_add_sigid_fn* obj_add_sigid = nullptr;
-};
-
-CoreFunctions core_functions(const OSSL_DISPATCH* in) {
-  CoreFunctions f;
-  for (; in != nullptr && in->function_id != 0; ++in) {
-    switch (in->function_id) {
-      case OSSL_FUNC_CORE_GET_PARAMS: f.get_params = OSSL_FUNC_core_get_params(in); break;
-      case OSSL_FUNC_CORE_OBJ_CREATE: f.obj_create = OSSL_FUNC_core_obj_create(in); break;
-      case OSSL_FUNC_CORE_OBJ_ADD_SIGID: f.obj_add_sigid = OSSL_FUNC_core_obj_add_sigid(in); break;
-      default: break;
-    }
-  }
-  return f;
-}
-
 // A configuration file's provider section hands every line of it to the
 // module as a core parameter, "activate" among them; OSSL_PROVIDER_load has none.
 bool loaded_from_config(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) {
@@ -258,7 +239,7 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
   Instance* ctx = new (std::nothrow) Instance;
   if (ctx == nullptr) return 0;
   ctx->handle = handle;
-  ctx->errors = error_sink(handle, in);
+  ctx->errors = error_sink(handle, core);
   ctx->from_config = loaded_from_config(handle, core);
   // Hashing and randomness go through the application's providers.
   ctx->libctx = OSSL_LIB_CTX_new_child(handle, in);
