@@ -44,6 +44,36 @@ inline constexpr size_t T1_BYTES = 320, T0_BYTES = 416;
 void unpack_z(Poly* z, const uint8_t* in, unsigned gamma1_bits);
 // The indices j with h_j != 0, ascending, into pos; returns their number.
 unsigned hint_positions(uint8_t* pos, const Poly* h);
+
+// The same for the SIMD backends, 8 coefficients at a time: mask8(h->c + j)
+// gives bit i set for each non-zero lane i, a table (h is public) gives those
+// lanes' indices packed to the front; 8 bytes are stored, the count added.
+// pos needs N + 8 bytes of room.
+struct HintLanes {
+  uint64_t idx[256];
+  uint8_t count[256];
+};
+inline constexpr HintLanes kHintLanes = [] {
+  HintLanes t{};
+  for (unsigned m = 0; m < 256; ++m) {
+    unsigned n = 0;
+    for (unsigned i = 0; i < 8; ++i)
+      if (m & (1u << i)) t.idx[m] |= uint64_t{i} << (8 * n++);
+    t.count[m] = static_cast<uint8_t>(n);
+  }
+  return t;
+}();
+template <class Mask8>
+[[gnu::always_inline]] inline unsigned hint_positions_by8(uint8_t* pos, const Poly* h, Mask8 mask8) {
+  unsigned n = 0;
+  for (int j = 0; j < N; j += 8) {
+    const unsigned m = mask8(h->c + j);
+    const uint64_t idx = kHintLanes.idx[m] + 0x0101010101010101ull * static_cast<unsigned>(j);  // j + 7 < 256
+    __builtin_memcpy(pos + n, &idx, 8);
+    n += kHintLanes.count[m];
+  }
+  return n;
+}
 void pack_w1(uint8_t* out, const Poly* w1, int32_t gamma2);
 
 // The encodings. Vectors are arrays of k or l polynomials.

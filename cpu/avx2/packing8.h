@@ -182,36 +182,13 @@ inline void pack(uint8_t* out, const int32_t* a, int32_t offset, bool negate) {
   }
 }
 
-// HintBitPack's positions: per 8 coefficients, the non-zero lanes' indices
-// packed to the front by a table (h is public), 8 bytes stored, the count
-// added. pos needs N + 8 bytes of room.
+// HintBitPack's positions (mldsa::hint_positions_by8), the lanes' mask by a compare.
 inline unsigned hint_positions(uint8_t* pos, const mldsa::Poly* h) {
-  // For each 8-bit mask, the set lanes' indices packed to the front, and
-  // their number.
-  struct Table {
-    uint64_t idx[256];
-    uint8_t count[256];
-  };
-  static constexpr Table kT = [] {
-    Table t{};
-    for (unsigned m = 0; m < 256; ++m) {
-      unsigned n = 0;
-      for (unsigned i = 0; i < 8; ++i)
-        if (m & (1u << i)) t.idx[m] |= uint64_t{i} << (8 * n++);
-      t.count[m] = static_cast<uint8_t>(n);
-    }
-    return t;
-  }();
-  unsigned n = 0;
-  const __m256i zero = _mm256_setzero_si256();
-  for (int j = 0; j < mldsa::N; j += 8) {
-    const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(h->c + j));
-    const unsigned m = 0xFFu & ~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))));
-    const uint64_t idx = kT.idx[m] + 0x0101010101010101ull * static_cast<unsigned>(j);  // no byte carries: j + 7 < 256
-    std::memcpy(pos + n, &idx, 8);
-    n += kT.count[m];
-  }
-  return n;
+  return mldsa::hint_positions_by8(pos, h, [](const int32_t* p) {
+    const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i zero = _mm256_setzero_si256();
+    return 0xFFu & ~static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))));
+  });
 }
 
 inline void pack_bits(uint8_t* out, const mldsa::Poly* a, unsigned bits, int32_t offset, bool negate) {

@@ -191,32 +191,9 @@ inline void pack_w1(uint8_t* out, const mldsa::Poly* w, int32_t gamma2) {
   return vaddv_u8(vand_u8(m, bits));
 }
 
-// HintBitPack's positions: per 8 coefficients, the non-zero lanes' indices
-// packed to the front by a table (h is public), 8 bytes stored, the count
-// added. pos needs N + 8 bytes of room.
+// HintBitPack's positions (mldsa::hint_positions_by8).
 inline unsigned hint_positions(uint8_t* pos, const mldsa::Poly* h) {
-  struct Table {
-    uint64_t idx[256];
-    uint8_t count[256];
-  };
-  static constexpr Table kT = [] {
-    Table t{};
-    for (unsigned m = 0; m < 256; ++m) {
-      unsigned n = 0;
-      for (unsigned i = 0; i < 8; ++i)
-        if (m & (1u << i)) t.idx[m] |= uint64_t{i} << (8 * n++);
-      t.count[m] = static_cast<uint8_t>(n);
-    }
-    return t;
-  }();
-  unsigned n = 0;
-  for (int j = 0; j < mldsa::N; j += 8) {
-    const unsigned m = nonzero_mask8(h->c + j);
-    const uint64_t idx = kT.idx[m] + 0x0101010101010101ull * static_cast<unsigned>(j);  // no byte carries: j + 7 < 256
-    std::memcpy(pos + n, &idx, 8);
-    n += kT.count[m];
-  }
-  return n;
+  return mldsa::hint_positions_by8(pos, h, nonzero_mask8);
 }
 
 }  // namespace packing4
