@@ -33,29 +33,13 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from checks import Checks  # noqa: E402
+
+
 SKIP = 77
 HERE = os.path.dirname(os.path.realpath(__file__))
 TIMEOUT = 60
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"ok: {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL: {what}")
-            if detail:
-                print("  " + detail.replace("\n", "\n  ").rstrip())
-        return ok
-
-    def finish(self):
-        print(f"{self.passed} checks passed, {self.failed} failed")
-        return 1 if self.failed else 0
 
 
 class OpenSSL:

@@ -29,6 +29,10 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import Checks  # noqa: E402
+
+
 SKIP = 77
 VARIANTS = ["ML-DSA-44", "ML-DSA-65", "ML-DSA-87"]
 # FIPS 204 sizes: public key, expanded private key, signature.
@@ -39,29 +43,6 @@ FORMATS = ["seed-priv", "priv-only", "oqskeypair", "seed-only", "bare-priv", "ba
 OURS = "mldsa-accel"
 PROPQ = "?provider=mldsa-accel"
 TIMEOUT = 120  # seconds for any one openssl command
-
-
-class Checks:
-    """Counts checks; a failed one prints what ran, the run goes on."""
-
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"ok: {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL: {what}")
-            if detail:
-                print("  " + detail.replace("\n", "\n  ").rstrip())
-        return ok
-
-    def finish(self):
-        print(f"{self.passed} checks passed, {self.failed} failed")
-        return 1 if self.failed else 0
 
 
 class Side:
