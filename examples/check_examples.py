@@ -123,9 +123,11 @@ def sign_verify(checks, o, conf, what, with_cert=True):
         # them the certificate is X.509 v1, which no CA should issue.
         t = o.run(conf, ["x509", "-in", cert, "-noout", "-text"])
         text = t.stdout.decode(errors="replace")
+        # (No authority key identifier required: RFC 5280 lets a self-signed
+        # certificate omit it, and OpenSSL 4.0's own openssl.cnf does.)
         checks.check(t.returncode == 0 and "Version: 3 (0x2)" in text and "X509v3 Subject Key Identifier" in text
-                     and "X509v3 Authority Key Identifier" in text and "CA:TRUE" in text,
-                     f"{what}: the certificate is X.509 v3 with key identifiers and CA:TRUE", describe(t))
+                     and "CA:TRUE" in text,
+                     f"{what}: the certificate is X.509 v3 with a subject key identifier and CA:TRUE", describe(t))
 
 
 def has_seed(o, conf, env=None):
