@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-# House test: comments that name a repository file (a path with a folder, or a name with our source extensions) name one that exists.
-"""Scans the comments of our sources, CMake files and scripts for file names:
+"""file_refs_test.py - comments that name a repository file name one that exists.
+
+Scans the comments of our sources, CMake files and scripts for file names:
 a path with a folder ("route/router.cc", "docs/GPU.md", "kernels/task/",
 "tests/vectors/dilithium-round3") or a bare name with one of our extensions
 ("sign.cu"); "a/b" without an extension or a closing slash is taken for prose. A name counts as found when a

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-# House test: every #include "..." between our folders points down the layer order of docs/ARCHITECTURE.md.
-"""Reads every #include "..." under the source folders, resolves it to a file
+"""layering_test.py - every #include "..." between our folders points down the layer order
+of docs/ARCHITECTURE.md.
+
+Reads every #include "..." under the source folders, resolves it to a file
 of this repository (relative to the including file, the repository root or
 include/), and fails on an edge that LAYERS below does not allow. Includes that
 resolve to no file here (OpenSSL's, the system's) are not ours and are ignored.
