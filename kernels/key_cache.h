@@ -1,5 +1,5 @@
 // key_cache.h - the bookkeeping of a device's cache of expanded private keys
-// (kernels/sign_runner.cc holds the device memory): which cache slot holds
+// (kernels/device_worker.cc holds the device memory): which cache slot holds
 // which key, least recently used first out, and which streams may still read
 // a slot. Plain C++, tested on the CPU (tests/kernels/sign_task_test.cc).
 //

@@ -1,7 +1,8 @@
 // sign_scheduler.h - dynamic scheduling of FIPS 204's rejection loop over a
 // fixed set of execution units (GPU threads), as a state machine that compiles
 // for the host too: tests/kernels/sign_task_test.cc drives it with simulated
-// and with real host threads, kernels/sign_scheduler.cu with GPU threads.
+// and with real host threads, kernels/cuda/sign.cu and coop_sign.cu with GPU
+// threads.
 //
 // Work item = one attempt (one kappa) of one task. A unit that is idle takes
 // the next task nobody owns yet (it becomes the task's owner and runs its

@@ -1,10 +1,10 @@
 // keccak.h - Keccak-f[1600] and the SHAKE sponge (FIPS 202), one thread per sponge.
 //
-// Thread-per-task version: the 25 lanes live in one thread. The next step for
-// throughput is the warp-level permutation (25 lanes of a warp each holding one
-// state word, theta/rho/pi/chi through shuffles, 8-byte coalesced loads), which
-// would replace keccak_f1600 and the block loops below for the hashes with long
-// inputs (H(pk) for tr, ExpandA).
+// Thread-per-task version: the 25 lanes live in one thread. The task kernels
+// use it for every hash; the cooperative kernels use it where a task has many
+// independent streams (ExpandA, ExpandS, ExpandMask: kernels/coop/sampling.h)
+// and the warp-wide permutation (kernels/coop/warp_keccak.h) for one-stream
+// hashes (tr, mu, c~).
 #pragma once
 
 #include "kernels/task/params.h"

@@ -4,9 +4,9 @@
 // Same conventions as the core (cpu/poly.h, cpu/ntt.h): Montgomery form with
 // R = 2^32, bit-reversed NTT order, the same twiddles (cpu/ntt.h's kZetas), so
 // every intermediate value matches the ref backend's.
-// Thread-per-task version: a polynomial sits in the thread's local memory. The
-// next step is a shared-memory NTT (one warp or four per task, 8 or 2
-// coefficients per thread, rows padded against bank conflicts).
+// Thread-per-task version: a polynomial sits in the thread's local memory.
+// The cooperative kernels hold a polynomial in a warp's registers instead
+// (kernels/coop/warp_poly.h), built on the Z_q arithmetic here.
 #pragma once
 
 #include "cpu/ntt.h"

@@ -556,7 +556,7 @@ TEST_F(Codec, BytesAfterTheDerObjectAsForOtherKeyTypes) {
 // which must read one DER object and leave what follows to the caller
 // (OSSL_DECODER_from_data reports it), as OpenSSL's decoders do: they read
 // the whole input and took the extra bytes for part of the key, refusing it
-// (found by tests/fuzz/differential_fuzz.cc against OpenSSL 3.5).
+// (found by the differential fuzzer against OpenSSL 3.5).
 TEST_F(Codec, BytesAfterTheKeyStayForTheCaller) {
   Lib lib;
   const Kat k = kat(0);

@@ -23,7 +23,7 @@ namespace {
 using mldsa::fuzz::fail;
 using mldsa::fuzz::libctx;
 
-// The fixed key, message and context (tests/fuzz/make_corpus.sh uses the same).
+// The fixed key, message and context (tests/fuzz/make_corpus.py uses the same).
 constexpr const char* kNames[] = {"ML-DSA-44", "ML-DSA-65", "ML-DSA-87", "dilithium2", "dilithium3", "dilithium5"};
 constexpr size_t kSets = sizeof(kNames) / sizeof(kNames[0]);
 constexpr uint8_t kMessage[] = {'v', 'e', 'r', 'i', 'f', 'y', '-', 'f', 'u', 'z', 'z'};
