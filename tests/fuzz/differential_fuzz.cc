@@ -1,9 +1,9 @@
 // differential_fuzz.cc - mldsa-accel against OpenSSL 3.5's own ML-DSA (its
 // default provider), both in one process and one library context, each
 // fetched by property query ("provider=mldsa-accel" / "provider=default").
-// Runs only on a libcrypto of 3.5 or later (run_differential.sh starts it
-// with the fetched OpenSSL 3.5's loader and libraries); on an older one it
-// prints "skipped: ..." and exits 77.
+// Runs only on a libcrypto of 3.5 or later (tests/fuzz/CMakeLists.txt links
+// it to the loader and libraries of the OpenSSL 3.5 that $OPENSSL35 names);
+// on an older one it prints "skipped: ..." and exits 77.
 //
 // What must be the same on both sides, for ML-DSA-44/65/87:
 //  - keygen from a seed: the public key, private key and seed bytes, and
@@ -90,7 +90,7 @@ void note(const std::string& line) { g_case += "  " + line + "\n"; }
                what.c_str(), kOurs.name, ours.c_str(), kTheirs.name, theirs.c_str(), g_case.c_str());
   ERR_print_errors_fp(stderr);
   std::fprintf(stderr,
-               "replay: tests/fuzz/run_differential.sh build-fuzz/tests/fuzz/fuzz_differential FILE\n"
+               "replay: build-fuzz/tests/fuzz/fuzz_differential FILE\n"
                "(FILE: the input libFuzzer writes below; keep it in tests/fuzz/corpus/differential/)\n");
   std::abort();
 }
@@ -587,7 +587,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   g_verify_message_init = reinterpret_cast<MessageInit>(dlsym(RTLD_DEFAULT, "EVP_PKEY_verify_message_init"));
   if (OpenSSL_version_num() < 0x30500000L || theirs == nullptr || g_sign_message_init == nullptr ||
       g_verify_message_init == nullptr) {
-    std::printf("skipped: %s has no ML-DSA of its own (run under OpenSSL 3.5+: tests/fuzz/run_differential.sh)\n",
+    std::printf("skipped: %s has no ML-DSA of its own (configure with OPENSSL35 set, "
+                "or -DMLDSA_ACCEL_OPENSSL35_ROOT: tests/fuzz/CMakeLists.txt)\n",
                 OpenSSL_version(OPENSSL_VERSION));
     std::fflush(stdout);
     _exit(77);  // at once: no exit handlers, no leak report of the loaded providers
