@@ -15,7 +15,8 @@
 #   6. build-ossl40/ the module built against OpenSSL 4.0's headers (Debian
 #                    experimental, scripts/fetch-openssl.sh 4.0), ctest -L openssl40
 #   7. build-fuzz/   clang-14 libFuzzer + ASan + UBSan (-DMLDSA_ACCEL_FUZZ=ON): each target in
-#                    tests/fuzz for MLDSA_ACCEL_FUZZ_SECONDS (30) from its corpus, ctest -L fuzz
+#                    tests/fuzz for MLDSA_ACCEL_FUZZ_SECONDS (30) from its corpus, ctest -L fuzz;
+#                    fuzz_differential against OpenSSL 3.5's ML-DSA on $OPENSSL35's libcrypto
 #   8. build-msan/   clang-14 MemorySanitizer constant-time check of the core on every
 #                    backend (-DMLDSA_ACCEL_MSAN=ON), ctest -L ct
 #   9. build-aarch64/ AArch64 cross build of the whole project (cmake/aarch64-linux-gnu.cmake,
@@ -86,7 +87,8 @@ run_ctest() {  # DIR [ctest options...]
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" --output-junit "$dir/ctest-junit.xml" "$@"
 }
 
-if wanted release || wanted asan; then
+# The fuzz stage's differential target runs on OpenSSL 3.5's libcrypto too.
+if wanted release || wanted asan || wanted fuzz; then
   if [ -n "${OPENSSL35:-}" ]; then
     echo "test.sh: OPENSSL35=$OPENSSL35 (from the environment)"
   elif [ "${MLDSA_ACCEL_SKIP_OPENSSL35:-0}" = 1 ]; then
@@ -222,7 +224,7 @@ fuzz_stage() {
   local dir="$build_root/build-fuzz"
   cmake -S "$repo" -B "$dir" "${clang_opts[@]}" -DMLDSA_ACCEL_FUZZ=ON \
     -DMLDSA_ACCEL_FUZZ_SECONDS="${MLDSA_ACCEL_FUZZ_SECONDS:-30}" || return 1
-  cmake --build "$dir" -j"$jobs" --target fuzz_decoder fuzz_verify fuzz_core fuzz_params || return 1
+  cmake --build "$dir" -j"$jobs" --target fuzz_decoder fuzz_verify fuzz_core fuzz_params fuzz_differential || return 1
   run_ctest "$dir" -L fuzz --no-tests=error
 }
 msan_stage() {

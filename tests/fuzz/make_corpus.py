@@ -11,7 +11,9 @@ verify/   per parameter set (ML-DSA and round-3 Dilithium) the start-up triple
           of verify_fuzz.cc;
 core/     per operation of core_fuzz.cc a key (and signature) that works;
 params/   params_fuzz.cc inputs that reach each operation with well-formed
-          parameters (written here byte by byte, no openssl needed).
+          parameters (written here byte by byte, no openssl needed);
+differential/  differential_fuzz.cc inputs: per ML-DSA parameter set each
+          signing mode, import mode and DER layout (byte by byte, no openssl).
 
 --targets params (a comma list) writes only those folders.
 """
@@ -34,11 +36,13 @@ def main():
     ap.add_argument("--openssl", default="openssl")
     ap.add_argument("--provider-dir")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
-    ap.add_argument("--targets", default="decoder,verify,core,params")
+    ap.add_argument("--targets", default="decoder,verify,core,params,differential")
     a = ap.parse_args()
     targets = a.targets.split(",")
     if "params" in targets:
         write_params(a.out)
+    if "differential" in targets:
+        write_differential(a.out)
     if not set(targets) & {"decoder", "verify", "core"}:
         return
     if not a.provider_dir:
@@ -197,6 +201,42 @@ def write_params(out):
         put(s + "-encode-spki-pem", enc(1, 1, 0, 1))
         put(s + "-encode-epki", enc(0, 1, 2, 0, p_list(p_value("cipher", "utf8", b"AES-128-CBC", nul=True)), b"pw"))
         put(s + "-encode-text", enc(0, 2, 3, 0, p_list(p_value("properties", "utf8", b"", nul=True))))
+
+
+def write_differential(out):
+    """differential_fuzz.cc's layout: set, seed, signing flags (bits 0-1
+    randomness, 2 EVP_PKEY_sign, 3 context, 4 too long a context, 5-6
+    message-encoding, 7 mu) and what they ask for, the mutations, then
+    import mode and change, DER choice, changes and cut."""
+    folder = os.path.join(out, "differential")
+    os.makedirs(folder, exist_ok=True)
+    flip = lambda pos, x: pos.to_bytes(2, "big") + bytes([x])
+    signs = {  # name: flags byte and what follows it up to the message
+        "det": (0x00, b""),
+        "entropy-pkey-ctx": (0x01 | 0x04 | 0x08 | 0x20, bytes([3]) + b"ctx" + bytes(range(32))),
+        "mu": (0x80, b""),
+        "raw-ctx": (0x08 | 0x40, bytes([2]) + b"hi"),
+        "bad-encoding": (0x60, bytes([2])),
+        "short-entropy": (0x03, bytes([31]) + bytes(31)),
+        "long-ctx": (0x08 | 0x10, bytes([0]) + bytes(256)),
+        "max-ctx": (0x08 | 0x04, bytes([255]) + bytes(range(255))),
+    }
+    for i, s in enumerate(SETS):
+        for j, (name, (flags, rest)) in enumerate(signs.items()):
+            msg = bytes(range(64)) if flags & 0x80 else b"differential"
+            body = bytes([i]) + bytes((i * 7 + k) % 256 for k in range(32))  # set, seed
+            body += bytes([flags]) + rest + len(msg).to_bytes(2, "big") + msg
+            body += bytes([1]) + flip(100 + j, 0x01)  # one signature byte changed
+            body += bytes([j % 8])  # cut that many bytes
+            body += flip(j, 0x80) + flip(0, 0x01) + bytes([j & 1]) + flip(j * 31, 0x04)  # message, context, pub
+            body += bytes([j % 4]) + flip(j * 97, 0x01 if j % 3 else 0)  # import mode, change
+            body += bytes([j % 7, 1]) + flip(j * 13, 0x01 if j % 2 else 0) + bytes([0x80 if j == 5 else 0])
+            put_file(folder, f"{s}-{name}", body)
+
+
+def put_file(folder, name, data):
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
 
 
 if __name__ == "__main__":
