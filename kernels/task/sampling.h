@@ -33,9 +33,9 @@ MLDSA_HD inline void rej_ntt_from(Sponge& sp, Put put) {
 template <typename Put>
 MLDSA_HD inline void rej_bounded_from(Sponge& sp, uint32_t eta, Put put) {
   int ctr = 0;
-  while (ctr < kN) {
+  while (ctr < kN) {  // model-trips: rej_bounded_blocks
     sponge_next_block(sp);
-    for (uint32_t pos = 0; pos < kShake256Rate && ctr < kN; ++pos) {
+    for (uint32_t pos = 0; pos < kShake256Rate && ctr < kN; ++pos) {  // model-trips: rej_bounded_bytes
       const uint32_t byte = sponge_byte(sp, pos);
       const uint32_t halves[2] = {byte & 0x0F, byte >> 4};
       for (int h = 0; h < 2 && ctr < kN; ++h) {
@@ -106,7 +106,7 @@ MLDSA_HD inline void sample_in_ball(int32_t c[kN], const uint8_t* ctilde, uint32
     uint32_t j;
     do {
       j = sponge_squeeze_byte(sp);
-    } while (j > i);
+    } while (j > i);  // model-trips: ball_draws
     c[i] = c[j];
     c[j] = 1 - 2 * static_cast<int32_t>(signs & 1);
     signs >>= 1;
