@@ -5,8 +5,10 @@ GPU. Every rate it prints is a PREDICTION, never a measurement.
 Per kernel it takes from the compiled SASS of our build (bench/sass_count.py:
 nvdisasm of the sm_90 cubins in the build's objects):
   - warp instructions per call outside hashing: straight-line code as
-    compiled, loops by the trip counts the SASS shows (loops it cannot solve
-    count once per entry; --loops lists them, and the report says how many),
+    compiled, loops by the trip counts the SASS shows, or, for loops the
+    data decides, by the expected trips of LOOP_TRIPS that the task code's
+    `// model-trips:` comments name (loops it cannot solve count once per
+    entry; --loops lists them, and the report says how many),
   - the instructions of one Keccak-f permutation as that kernel runs it: one
     state per thread or lane (the keccak_f1600 function) or one state over a
     warp (the inlined round loop),
@@ -54,6 +56,14 @@ GOALS = {  # ops/s, the issue's goal on one H200
     "ML-DSA-65": {"keygen": 5.6e6, "sign": 2e6, "verify": 6.4e6},
     "ML-DSA-87": {"keygen": 3.3e6, "sign": 1.5e6, "verify": 3.7e6},
 }
+# The CPU for comparison, MEASURED: ours (avx512 backend) on one core of an
+# AMD EPYC Zen 5 (family 26 model 2, 2 vCPUs), us per call, bench_paired at
+# 4eb6306 (bench/RESULTS.md, "Against the anchors"); ops/s per core = 1e6 / us.
+CPU_US_PER_CALL = {
+    "ML-DSA-44": {"keygen": 14.6, "sign": 37.8, "verify": 9.6},
+    "ML-DSA-65": {"keygen": 16.1, "sign": 43.7, "verify": 14.0},
+    "ML-DSA-87": {"keygen": 23.8, "sign": 53.2, "verify": 20.8},
+}
 # cuDilithium measured on an H200 (batch 10k, 10 streams, transfers included), ops/s.
 CUDILITHIUM_MEASURED = {
     "Dilithium2": {"keygen": 3.28e6, "sign": 1.14e6, "verify": 3.67e6},
@@ -63,6 +73,18 @@ CUDILITHIUM_MEASURED = {
 # How far the model's figure for cuDilithium may be from its measured rate
 # once calibrated (the ctest checks it): the residuals of the fit.
 CALIBRATION_TOLERANCE = 0.25
+# The count of one known kernel, to catch drift of the counter (or of the
+# kernel): keygen_kernel, ML-DSA-44, warp 0, instructions outside hashing per
+# call, as bench/sass_count.py counts the sm_90 SASS of CUDA 13.0 at the
+# commit that set it, and the loops it leaves unresolved. Its parts, per
+# thread (the warp issues each once for its 32 tasks): ntt 24,942 x 4 and
+# invntt_tomont 28,689 x 4 (counted loops: 8 levels of 128 butterflies, the
+# inner loop unrolled), the rejection samplers (annotated trips), the sponge's
+# byte steps and pack_bits (256 coefficients, 3 guarded byte steps each).
+# A change to the task code or the compiler moves it: recount and update it
+# in the same commit (--check prints the new figure).
+KNOWN_COUNT = {"kernel": "keygen_kernel", "set": "ML-DSA-44", "insns": 586416, "tolerance": 0.02,
+               "unresolved_loops": 8}
 CALIBRATION_NOTE = (
     "One factor for all operations: the geometric mean over the nine cuDilithium rates of measured / "
     "issue-slot bound. Per-operation factors (printed too) would fit three points each and carry "
@@ -106,16 +128,80 @@ def blocks(nbytes, rate):
     return nbytes // rate + 1
 
 
-def expand_s_blocks(eta):
-    """Expected SHAKE256 blocks of RejBoundedPoly: 272 nibbles a block,
-    accepted with 15/16 (eta 2) or 9/16 (eta 4); two blocks always suffice."""
-    p = 15 / 16 if eta == 2 else 9 / 16
-    n = 2 * SHAKE256_RATE
-    short = sum(math.comb(n, x) * p**x * (1 - p)**(n - x) for x in range(256))  # P(one block < 256)
-    return 1 + short
-
-
 EXPAND_A_BLOCKS = 5  # RejNTTPoly: 4 blocks give 224 candidates, 5 give 280 (accept ~0.999)
+WARP = 32
+
+
+def binom_tail(n, p, k):
+    """P(Binomial(n, p) >= k)."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    return sum(math.comb(n, x) * p**x * (1 - p)**(n - x) for x in range(k, n + 1))
+
+
+def warp_max_draws(per_draw, p, need, limit):
+    """E[the most draws any of a warp's 32 lanes makes] when each lane draws
+    until `need` successes of probability p, in units of per_draw draws (a
+    block, a byte): a warp runs a data-dependent loop until its last lane is
+    done."""
+    e, units = 0.0, 0
+    while units < limit:
+        done_one = binom_tail(units * per_draw, p, need)  # P(one lane done within `units`)
+        miss = 1 - done_one**WARP
+        if miss < 1e-9:
+            break
+        e += miss
+        units += 1
+    return e
+
+
+def eta_accept(eta):
+    return 15 / 16 if eta == 2 else 9 / 16
+
+
+def rej_bounded_blocks(s):
+    """SHAKE256 blocks of RejBoundedPoly as a warp runs it (the most over its
+    lanes): 272 half-bytes a block."""
+    return warp_max_draws(2 * SHAKE256_RATE, eta_accept(s.eta), 256, 8)
+
+
+def rej_ntt_blocks(s):
+    """SHAKE128 blocks of RejNTTPoly as a warp runs it (the most over its
+    lanes): 56 candidates a block, each taken with probability q / 2^23."""
+    return warp_max_draws(SHAKE128_RATE // 3, 8380417 / 2**23, 256, 16)
+
+
+def ball_draws(s):
+    """Bytes SampleInBall draws per position i (256 - tau .. 255), as a warp
+    runs it: a byte j <= i is taken (probability (i + 1) / 256); averaged
+    over the positions."""
+    total = 0.0
+    for i in range(256 - s.tau, 256):
+        p = (i + 1) / 256
+        total += warp_max_draws(1, p, 1, 64)
+    return total / s.tau
+
+
+# The trip counts of the loops the data decides, by the name the task code
+# gives them (`// model-trips: NAME` on the loop's line; bench/sass_count.py
+# ties the SASS loop to it through the cubin's line info). Expected trips per
+# entry of the loop, as a warp runs it.
+LOOP_TRIPS = {
+    "rej_bounded_blocks": rej_bounded_blocks,
+    "rej_ntt_blocks": rej_ntt_blocks,
+    "ball_draws": ball_draws,
+}
+
+
+# (sign_kernel's scheduler loop, for (;;) over sign_unit_step, is left
+# unresolved on purpose: counted once per entry, it is one step, and the
+# model counts the kernel once per attempt.)
+
+
+def loop_trips(s):
+    return {name: f(s) for name, f in LOOP_TRIPS.items()}
 
 
 def challenge_blocks(s):
@@ -166,7 +252,7 @@ COOP_VERIFY_ROWS = {"ML-DSA-44": 4, "ML-DSA-65": 5, "ML-DSA-87": 3}
 KERNEL_SETS = {
     "thread": {
         "keygen": [K("keygen_kernel", "thread",
-                     lane=lambda s: 1 + (s.l + s.k) * expand_s_blocks(s.eta) + s.k * s.l * EXPAND_A_BLOCKS
+                     lane=lambda s: 1 + (s.l + s.k) * rej_bounded_blocks(s) + s.k * s.l * EXPAND_A_BLOCKS
                      + tr_blocks(s))],
         # Distinct keys (no public-key cache): tr, mu, ExpandA, SampleInBall, c~'.
         "verify": [K("verify_kernel", "thread",
@@ -242,7 +328,7 @@ def find_objects(build, pattern):
     return sorted(glob.glob(os.path.join(build, "**", pattern), recursive=True))
 
 
-def count_objects(nvdisasm, objects, sets, params_of):
+def count_objects(nvdisasm, objects, sets, params_of, annotate=True):
     """{set name: {kernel short name: {warp index: counts}}} plus registers and
     permutation costs: everything the model needs of a build, as plain data
     (what gpu_model_calibration.json stores for cuDilithium)."""
@@ -261,8 +347,9 @@ def count_objects(nvdisasm, objects, sets, params_of):
                     lane_cost, warp_cost = counter.permutation_cost(params)
                     warps = []
                     unresolved, estimated = [], []
+                    trips = loop_trips(s) if annotate else {}
                     for w in range(4):
-                        c = counter.count(params, w, {}, unresolved=unresolved if w == 0 else None,
+                        c = counter.count(params, w, trips, unresolved=unresolved if w == 0 else None,
                                           estimated=estimated if w == 0 else None)
                         warps.append({"insns": c.insns, "local_bytes": c.local, "global_bytes": c.glob})
                     entry.update({"warps": warps, "registers": regs.get(kname, 0),
@@ -448,6 +535,20 @@ def main():
             if abs(p["residual"]) > CALIBRATION_TOLERANCE:
                 bad.append("cuDilithium %s %s: model %.3g vs measured %.3g (%+.0f%%, tolerance %.0f%%)" % (
                     p["set"], p["op"], p["model"], p["measured"], 100 * p["residual"], 100 * CALIBRATION_TOLERANCE))
+        known = ours[KNOWN_COUNT["set"]].get(KNOWN_COUNT["kernel"])
+        if known is None:
+            bad.append("%s: not in the build" % KNOWN_COUNT["kernel"])
+        else:
+            got = known["warps"][0]["insns"]
+            drift = got / KNOWN_COUNT["insns"] - 1
+            print("known count: %s %s warp 0: %.0f instructions outside hashing (recorded %d, %+.2f%%), %d "
+                  "unresolved loops (recorded %d)" % (KNOWN_COUNT["kernel"], KNOWN_COUNT["set"], got,
+                                                      KNOWN_COUNT["insns"], 100 * drift, known["unresolved_loops"],
+                                                      KNOWN_COUNT["unresolved_loops"]))
+            if abs(drift) > KNOWN_COUNT["tolerance"] or known["unresolved_loops"] > KNOWN_COUNT["unresolved_loops"]:
+                bad.append("%s count drifted: %.0f vs %d recorded (tolerance %.0f%%), %d unresolved loops vs %d" % (
+                    KNOWN_COUNT["kernel"], got, KNOWN_COUNT["insns"], 100 * KNOWN_COUNT["tolerance"],
+                    known["unresolved_loops"], KNOWN_COUNT["unresolved_loops"]))
         worst = max(abs(p["residual"]) for p in cal["points"])
         print("gpu model check: %d sets x %d kernel sets x 3 operations, calibration factor %.3f, worst cuDilithium "
               "residual %.0f%% (tolerance %.0f%%)" % (len(SETS), len(KERNEL_SETS), factor, 100 * worst,
@@ -467,13 +568,23 @@ def main():
     print("GPU cost model: PREDICTED rates on one H200 (ops/s, end to end; no GPU ran this).")
     print("calibration factor %.3f (fraction of the issue-slot bound; fitted on cuDilithium, see below)" % factor)
     print()
-    print("| set | operation | thread (predicted) | coop (predicted) | goal | bound (thread / coop) |")
-    print("|---|---|---:|---:|---:|---|")
+    ksets = list(KERNEL_SETS)
+    print("| set | operation | " + " | ".join("%s (predicted)" % k for k in ksets) +
+          " | goal | CPU, 1 Zen 5 core (measured) | bound (" + " / ".join(ksets) + ") |")
+    print("|---|---|" + "---:|" * len(ksets) + "---:|---:|---|")
     for s in SETS:
         for op in ("keygen", "sign", "verify"):
-            t, c = details[(s.name, "thread", op)], details[(s.name, "coop", op)]
-            print("| %s | %s | %.2f M | %.2f M | %.1f M | %s / %s |" % (
-                s.name, op, t["rate"] / 1e6, c["rate"] / 1e6, GOALS[s.name][op] / 1e6, t["bound"], c["bound"]))
+            rs = [details[(s.name, k, op)] for k in ksets]
+            print("| %s | %s | %s | %.1f M | %.1f k | %s |" % (
+                s.name, op, " | ".join("%.2f M" % (r["rate"] / 1e6) for r in rs), GOALS[s.name][op] / 1e6,
+                1e3 / CPU_US_PER_CALL[s.name][op], " / ".join(r["bound"] for r in rs)))
+    best = {}
+    for s in SETS:
+        for op in ("keygen", "sign", "verify"):
+            k = max(ksets, key=lambda k: details[(s.name, k, op)]["rate"])
+            best[k] = best.get(k, 0) + 1
+    print()
+    print("fastest predicted, of the 9 set/operation pairs: " + ", ".join("%s %d" % kv for kv in sorted(best.items())))
     print()
     print("calibration on cuDilithium (model with the factor vs measured on an H200):")
     print("| set | operation | measured | model | residual | bound |")

@@ -10,10 +10,21 @@ instructions one warp issues in one call:
 
   - straight-line code is counted as compiled;
   - a loop's blocks are counted once per iteration, with the trip count
-    solved from the SASS where the loop is counted (an induction register
-    stepped by a constant, compared with a constant, a kernel parameter
-    field or a value derived from them), else taken from an annotation
-    (gpu_model.py's tables, by the loop's ordinal; see --loops);
+    solved from the SASS where the loop is counted: an induction register
+    stepped by a constant (or shifted, for loops over powers of two),
+    compared with a constant, a kernel parameter field or a value derived
+    from them; the compare may sit anywhere on the path every iteration runs
+    (the compiler hoists it), the counter may be rotated through a reused
+    register (r = x + c; ...; x = r), start from a constant the control flow
+    shows, or step on exclusive paths (a sponge's 8-byte and 1-byte steps:
+    the larger, an estimate);
+  - a loop whose trip the data decides (rejection sampling) takes it from
+    the task code's annotation: `// model-trips: NAME` on the source loop,
+    tied to the SASS loop through the cubin's line info (kernels are built
+    with -lineinfo), the trip from gpu_model.py's LOOP_TRIPS (as a warp runs
+    it: the most over its 32 lanes);
+  - a loop neither solves nor names counts once per entry and is reported
+    (--loops lists them all with their source line);
   - both sides of a branch are counted (a divergent warp runs both), except
     where the branch's condition is known for the parameter set and the warp
     (predicates computed from TaskParams fields, thread and lane indices and
@@ -49,6 +60,8 @@ INSN = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(.*?)\s*;")
 LABEL = re.compile(r"^(\S+):\s*$")
 TARGET = re.compile(r"`\(([^)]+)\)")
 CBANK = re.compile(r"^c\[0x0\]\[(0x[0-9a-f]+)\]$")
+SRCLINE = re.compile(r'^\s*//## File "([^"]+)", line (\d+)')
+MARKER = re.compile(r"model-trips:\s*([A-Za-z0-9_]+)")
 IMM = re.compile(r"^-?0x[0-9a-f]+$|^-?[0-9]+$")
 
 
@@ -144,10 +157,11 @@ def legacy_header(cubin):
 
 
 class Insn:
-    __slots__ = ("addr", "guard", "op", "args", "text")
+    __slots__ = ("addr", "guard", "op", "args", "text", "line")
 
     def __init__(self, addr, guard, op, args, text):
         self.addr, self.guard, self.op, self.args, self.text = addr, guard, op, args, text
+        self.line = None  # (source path, line number) where the cubin has line info
 
     @property
     def base(self):
@@ -271,14 +285,19 @@ def disassemble(nvdisasm, cubin):
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(legacy)
         f.flush()
-        p = subprocess.run([nvdisasm, "-c", f.name], capture_output=True, text=True)
+        p = subprocess.run([nvdisasm, "-c", "-g", f.name], capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError("nvdisasm failed: " + p.stderr.strip())
     kernels = {}
     section = None
     func = None
     pending = []
+    src = None
     for line in p.stdout.splitlines():
+        m = SRCLINE.match(line)
+        if m:
+            src = (m.group(1), int(m.group(2)))
+            continue
         m = re.match(r"\s*\.section\s+(\.text\.[^,]+),", line)
         if m:
             section = m.group(1)
@@ -305,7 +324,9 @@ def disassemble(nvdisasm, cubin):
             for lab in pending:
                 func.labels[lab] = addr
             pending = []
-            func.insns.append(parse_insn(addr, m.group(2)))
+            ins = parse_insn(addr, m.group(2))
+            ins.line = src
+            func.insns.append(ins)
     # Fill the slots nvdisasm skipped, from the section's bytes.
     for kname, funcs in kernels.items():
         off, size = secs[".text." + kname]
@@ -443,6 +464,66 @@ class Loop:
     def __init__(self, header):
         self.header, self.latches, self.body = header, [], {header}
         self.ordinal = 0
+        self.marker = None  # the `// model-trips: NAME` of its source loop
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@functools.lru_cache(maxsize=None)
+def source_lines(path):
+    """A source file's lines, by the path the line info gives or, for a
+    build made elsewhere, the same path under this checkout."""
+    cands = [path]
+    norm = os.path.normpath(path)
+    for top in ("kernels", "cpu"):
+        key = os.sep + top + os.sep
+        if key in norm:
+            cands.append(os.path.join(REPO, top, norm.split(key, 1)[1]))
+    for c in cands:
+        if os.path.isfile(c):
+            with open(c, errors="replace") as f:
+                return f.read().splitlines()
+    return []
+
+
+def marker_of(line):
+    """The trip-count annotation on a source line (path, number), or None."""
+    if line is None:
+        return None
+    lines = source_lines(line[0])
+    if not 0 < line[1] <= len(lines):
+        return None
+    m = MARKER.search(lines[line[1] - 1])
+    return m.group(1) if m else None
+
+
+def loop_markers(blocks, loops):
+    """Sets each loop's marker from the `// model-trips: NAME` comments of
+    the task code: a marked source line annotates the innermost loop whose
+    own instructions (not those of loops nested in it) come from that line.
+    A loop two marks reach keeps none (--loops shows 'ambiguous')."""
+    own = {}
+    for lp in loops:
+        o = set(lp.body)
+        for other in loops:
+            if other is not lp and other.header in lp.body and other.header != lp.header:
+                o -= other.body
+        own[lp.header] = o
+    holders = {}  # marked source line -> loops whose own instructions come from it
+    for lp in loops:
+        for n in own[lp.header]:
+            for ins in blocks[n].insns:
+                if ins.line is not None and marker_of(ins.line):
+                    holders.setdefault(ins.line, {})[lp.header] = lp
+    found = {lp.header: set() for lp in loops}
+    for line, lps in holders.items():
+        for q in lps.values():  # the innermost holders (one per nest: a line inlined twice marks both)
+            if not any(o is not q and o.header in q.body for o in lps.values()):
+                found[q.header].add(marker_of(line))
+    for lp in loops:
+        f = found[lp.header]
+        lp.marker = next(iter(f)) if len(f) == 1 else ("ambiguous:" + ",".join(sorted(f)) if f else None)
 
 
 def natural_loops(blocks, idom):
@@ -602,6 +683,53 @@ def dests(ins):
     return out
 
 
+def add_operands(ins):
+    """(a, b, c) of a three-input add Rd = a + b + c: IADD3 / UIADD3, also
+    with a carry-out predicate (IADD3 Rd, P0, a, b, c, the low word of a
+    64-bit add); None for anything else."""
+    if ins.op not in ("IADD3", "UIADD3"):
+        return None
+    a = ins.args
+    if len(a) == 4:
+        return a[1], a[2], a[3]
+    if len(a) == 5 and re.match(r"^!?U?P(\d+|T)$", a[1]):
+        return a[2], a[3], a[4]
+    return None
+
+
+def hfma2_constant(ins):
+    """The 32-bit constant of HFMA2.MMA Rd, -RZ, RZ, hi, lo (how the compiler
+    loads small constants: two fp16 immediates, high half first), or None."""
+    a = ins.args
+    if ins.op != "HFMA2.MMA" or len(a) != 5 or a[1] != "-RZ" or a[2] != "RZ":
+        return None
+    try:
+        hi, lo = (struct.unpack("<H", struct.pack("<e", float(x)))[0] for x in a[3:5])
+    except (ValueError, OverflowError, struct.error):
+        return None
+    return to_s32(hi << 16 | lo)
+
+
+def shift_step(ins, r):
+    """("shl" | "shr", k) where ins is r = r << k or r = r >> k (unsigned),
+    k a constant: the induction of a loop over powers of two."""
+    a = [t.split(".reuse")[0] for t in ins.args]
+    if ins.op in ("SHF.L.U32", "USHF.L.U32") and len(a) == 4 and a[0] == r and a[1] == r and a[3] in ("RZ", "URZ"):
+        k = const_value(a[2])
+        return ("shl", k) if k else None
+    if ins.op in ("IMAD.SHL.U32", "IMAD.SHL") and len(a) == 4 and a[0] == r and a[1] == r and a[3] in ("RZ", "URZ"):
+        m = const_value(a[2])
+        return ("shl", m.bit_length() - 1) if m and m & (m - 1) == 0 and m > 1 else None
+    if ins.op in ("SHF.R.U32.HI", "USHF.R.U32.HI") and len(a) == 4 and a[0] == r and a[1] in ("RZ", "URZ") \
+            and a[3] == r:
+        k = const_value(a[2])
+        return ("shr", k) if k else None
+    if ins.op in ("LEA", "ULEA") and len(a) == 4 and a[0] == r and a[1] == r and a[2] in ("RZ", "URZ"):
+        k = const_value(a[3])
+        return ("shl", k) if k else None
+    return None
+
+
 def step(ins, regs, preds):
     """Updates regs/preds for one instruction."""
     op, base, a = ins.op, ins.base, ins.args
@@ -615,6 +743,8 @@ def step(ins, regs, preds):
         for t in a[:2]:
             if re.match(r"^!?U?P\d+$", t):
                 preds[t.lstrip("!")] = None
+    if base in ("IADD3", "UIADD3", "LEA", "ULEA", "IMAD.WIDE") and len(a) > 1 and re.match(r"^U?P\d+$", a[1]):
+        preds[a[1]] = None  # a carry out
     ds = dests(ins)
     if not ds:
         return
@@ -637,12 +767,15 @@ def step(ins, regs, preds):
                     val = Sym(lambda env, off=off: env[0].get(off), ("param",))
         elif base in ("MOV", "UMOV") and len(a) == 2:
             val = operand(a[1], regs)
+        elif hfma2_constant(ins) is not None:
+            val = sym_const(hfma2_constant(ins))
         elif op == "IMAD.MOV.U32" and len(a) == 4 and a[1] == "RZ" and a[2] == "RZ":
             val = operand(a[3], regs)
         elif op == "IMAD.MOV" and len(a) == 4 and a[1] == "RZ" and a[2] == "RZ":
             val = operand(a[3], regs)
-        elif op in ("IADD3", "UIADD3") and len(a) == 4:
-            val = combine(lambda x, y, z: x + y + z, operand(a[1], regs), operand(a[2], regs), operand(a[3], regs))
+        elif add_operands(ins) is not None:
+            x, y, z = add_operands(ins)
+            val = combine(lambda x, y, z: x + y + z, operand(x, regs), operand(y, regs), operand(z, regs))
         elif op == "VIADD" and len(a) == 3:
             val = combine(lambda x, y: x + y, operand(a[1], regs), operand(a[2], regs))
         elif op in ("IMAD", "UIMAD", "IMAD.IADD") and len(a) == 4:
@@ -690,6 +823,7 @@ class Analysis:
         self.blocks = build_cfg(fn)
         self.idom, self.rpo = dominators(self.blocks)
         self.loops = natural_loops(self.blocks, self.idom)
+        loop_markers(self.blocks, self.loops)
         self.block_loops = {b.idx: [lp for lp in self.loops if b.idx in lp.body] for b in self.blocks}
         headers = {self.blocks[lp.header].insns[0].addr for lp in self.loops}
         self.at_header = {}
@@ -706,7 +840,25 @@ class Analysis:
                     if ins.base in ("ISETP", "UISETP", "PLOP3", "UPLOP3") and ins.args:
                         w.update(t.lstrip("!") for t in ins.args[:2])
             written[self.blocks[lp.header].insns[0].addr] = w
+        # A join of paths (a block with two predecessors that is no loop's
+        # header) sees a register written more than once in the function
+        # as unknown: the linear pass's last write in address order need
+        # not be the one each path brings (a state variable set on each
+        # path, as the signing scheduler's step).
+        nwrites = {}
         for ins in fn.insns:
+            for d in dests(ins):
+                nwrites[d] = nwrites.get(d, 0) + 1
+            if ins.base in ("ISETP", "UISETP", "PLOP3", "UPLOP3") and ins.args:
+                for t in ins.args[:2]:
+                    nwrites[t.lstrip("!")] = nwrites.get(t.lstrip("!"), 0) + 1
+        joins = {b.insns[0].addr for b in self.blocks if len(set(b.pred)) > 1}
+        for ins in fn.insns:
+            if ins.addr in joins and ins.addr not in headers:
+                for r in [r for r in regs if nwrites.get(r, 0) > 1]:
+                    regs.pop(r)
+                for r in [r for r in preds if nwrites.get(r, 0) > 1]:
+                    preds.pop(r)
             if ins.addr in headers:
                 # What the loop's own iterations see at entry (the loop solver's
                 # start values), then its body's registers become unknown: a
@@ -727,17 +879,45 @@ class Analysis:
     def position(self, addr):
         return self.block_of_addr[addr]
 
-    def find_setp(self, blk, upto, pname):
+    def find_setp(self, blk, upto, pname, loop=None):
         """The ISETP that last wrote predicate pname before index upto of
         block blk (through PLOP3 copies and 64-bit compares' low words):
-        (insn, negated) or None."""
+        (insn, negated) or None. With loop: where blk does not write it, the
+        search goes on up blk's dominators inside the loop (the compiler
+        hoists a loop's compare to the top of its body), provided no other
+        block of the loop writes the predicate."""
         neg = False
-        insns = blk.insns[:upto]
-        for ins in reversed(insns):
+        chain = [(blk, upto)]
+        if loop is not None:
+            b = blk.idx
+            while b != loop.header and self.idom.get(b, b) in loop.body and self.idom[b] != b:
+                b = self.idom[b]
+                chain.append((self.blocks[b], len(self.blocks[b].insns)))
+        insns = [ins for blk_, end in chain for ins in reversed(blk_.insns[:end])]
+
+        def written_between(d, pred):
+            """Whether a block on a path from block d to blk (inside the
+            loop, not through its header) writes the predicate."""
+            fwd, stack = {d}, [d]
+            while stack:
+                for s_ in self.blocks[stack.pop()].succ:
+                    if s_ in loop.body and s_ != loop.header and s_ not in fwd:
+                        fwd.add(s_)
+                        stack.append(s_)
+            back, stack = {blk.idx}, [blk.idx]
+            while stack:
+                for p_ in self.blocks[stack.pop()].pred:
+                    if p_ in fwd and p_ not in back:
+                        back.add(p_)
+                        stack.append(p_)
+            return any(pred in [t.lstrip("!") for t in (ins.args[:2] if ins.args else [])]
+                       for n in back - {d, blk.idx} for ins in self.blocks[n].insns)
+        for ins in insns:
             writes = [t.lstrip("!") for t in ins.args[:2]] if ins.args else []
             if pname not in writes:
                 continue
-            if ins.guard:
+            if ins.guard or (loop is not None and self.position(ins.addr) != blk.idx
+                             and written_between(self.position(ins.addr), pname)):
                 return None
             if ins.base in ("ISETP", "UISETP") and ins.args[0] == pname:
                 if ".EX" not in ins.op:
@@ -787,7 +967,7 @@ class Analysis:
         gneg = br.guard.startswith("!")
         # The loop continues iff the guard predicate P == cont_pol.
         cont_pol = (not gneg) if mode in (True, None) else gneg
-        found = self.find_setp(blk, len(blk.insns) - 1, br.guard.lstrip("!"))
+        found = self.find_setp(blk, len(blk.insns) - 1, br.guard.lstrip("!"), lp)
         if found is None:
             return None
         comps = []  # (setp, pol): the component continues the loop iff its compare == pol
@@ -804,8 +984,9 @@ class Analysis:
             # P = A combo Q: each part ends the loop alone for AND-continue / OR-exit.
             ends = (combo == "AND" and pol) or (combo == "OR" and not pol)
             all_end = all_end and ends
-            idx = blk.insns.index(setp)
-            sub = self.find_setp(blk, idx, q.lstrip("!")) if depth < 3 else None
+            sblk = self.blocks[self.position(setp.addr)]
+            idx = sblk.insns.index(setp)
+            sub = self.find_setp(sblk, idx, q.lstrip("!"), lp) if depth < 3 else None
             if sub is not None:
                 todo.append((sub[0], pol != (q.startswith("!") != sub[1]), depth + 1))
             elif not ends:
@@ -814,6 +995,8 @@ class Analysis:
         trips = []
         for setp, pol in comps:
             t = self.solve_component(lp, setp, pol, env_for, inner_trips)
+            if t is None:
+                t = self.affine_trip(lp, setp, pol, env_for)
             if t is not None:
                 trips.append(t[0])
                 exact = exact and t[1]
@@ -837,14 +1020,30 @@ class Analysis:
             writes = [ins for m in lp.body for ins in self.blocks[m].insns if r in dests(ins)]
             if not writes:
                 continue
+            rotated = self.rotated_induction(lp, r, writes, header_vals)
+            if rotated is not None:
+                # r = x + c with x = r copied back at the latch: r steps by
+                # c from x's value at entry.
+                x, c = rotated
+                if header_vals.get(x) is None:
+                    continue
+                header_vals = dict(header_vals)
+                header_vals[r] = header_vals[x]
             advance, exact, post = 0, len(writes) == 1, None
+            steps = []
+            scale = None  # a shift step instead: ("shl" | "shr", amount)
             for w in writes:
                 stepv = None
-                if w.op in ("IADD3", "UIADD3") and len(w.args) == 4 and w.args[1].split(".reuse")[0] == r \
-                        and w.args[3] in ("RZ", "URZ"):
-                    stepv = const_value(w.args[2])
+                a = add_operands(w)
+                if rotated is not None:
+                    stepv = rotated[1]
+                elif a is not None and a[0].split(".reuse")[0] == r and a[2] in ("RZ", "URZ"):
+                    stepv = const_value(a[1])
                 elif w.op == "VIADD" and len(w.args) == 3 and w.args[1].split(".reuse")[0] == r:
                     stepv = const_value(w.args[2])
+                elif len(writes) == 1 and not w.guard and shift_step(w, r) is not None:
+                    scale = shift_step(w, r)
+                    stepv = 1  # (its place: the simulation below shifts)
                 if not stepv:
                     advance = None
                     break
@@ -865,6 +1064,7 @@ class Analysis:
                 if w.guard or mult != 1:
                     exact = False
                 advance += stepv * mult
+                steps.append((wb, stepv * mult))
                 if wb == n:
                     p_ = w.addr < setp.addr
                 elif dominates(self.idom, wb, n):
@@ -872,9 +1072,23 @@ class Analysis:
                 else:
                     p_ = False
                 post = p_ if post is None or post == p_ else False
+            if advance is not None and 1 < len(steps) <= 4 and all(
+                    wb not in self.reach_in_iteration(lp, wa) for wa, _ in steps for wb, _ in steps if wa != wb):
+                # Steps on exclusive paths (one per iteration): the largest,
+                # the whole-word path a sponge or packer takes but for its tail.
+                advance = max((st for _, st in steps), key=abs)
+                post = all(w.addr < setp.addr for w in writes)  # each path steps before the compare
             if not advance:
                 continue
-            init = header_vals.get(r)
+            if scale is not None and (len(steps) != 1 or steps[0][1] != 1):
+                continue  # a shift under an inner loop: not modelled
+            if scale is None:
+                nxt = lambda v, a=advance: v + a
+            elif scale[0] == "shl":
+                nxt = lambda v, k=scale[1]: (v << k) & 0xFFFFFFFF
+            else:
+                nxt = lambda v, k=scale[1]: (v & 0xFFFFFFFF) >> k
+            init = header_vals.get(r) or self.entry_constant(lp, r)
             other = operand(setp.args[5 - side], before)
             # (other is known at the compare only if it is the same every
             # iteration: the pass forgot every register the loop writes at its
@@ -892,7 +1106,7 @@ class Analysis:
                     k += 1
                     if k > 1 << 16:
                         return None
-                    x, y = (v + advance if post else v), bound
+                    x, y = (nxt(v) if post else v), bound
                     if side == 3:
                         x, y = y, x
                     if unsigned:
@@ -901,10 +1115,195 @@ class Analysis:
                         x, y = to_s32(x), to_s32(y)
                     if CMP[cmp](x, y) != pol:
                         break
-                    v += advance
+                    v = nxt(v)
+                    if scale is not None and v == 0:
+                        return None
                 most = max(most, k)
             return most, exact
         return None
+
+    def affine_trip(self, lp, setp, pol, env_for):
+        """The trip of a loop whose compare reads h + c1, h a register's
+        value at the top of the iteration that the iteration leaves as
+        h + step (through copies and register reuse: the compiler's rotated
+        counters), followed along the blocks every iteration runs. (trip,
+        exact) or None."""
+        chain = sorted((n for n in lp.body if all(dominates(self.idom, n, la) for la in lp.latches)),
+                       key=lambda n: self.blocks[n].insns[0].addr)
+        if not chain or chain[0] != lp.header:
+            return None
+        side_writes = set()
+        for n in lp.body:
+            if n not in chain:
+                for ins in self.blocks[n].insns:
+                    side_writes.update(dests(ins))
+        val = {}  # register -> (header register or None, constant): the value is h + c
+
+        def get(tok):
+            t = tok.split(".reuse")[0]
+            c = const_value(t)
+            if c is not None:
+                return (None, c)
+            if not re.match(r"^U?R\d+$", t):
+                return None
+            return val.get(t, (t, 0))
+
+        at_cmp = None
+        for n in chain:
+            for ins in self.blocks[n].insns:
+                if ins is setp:
+                    at_cmp = {side: get(setp.args[side]) for side in (2, 3)}
+                ds = dests(ins)
+                if not ds:
+                    continue
+                new = None
+                a = add_operands(ins)
+                if not ins.guard:
+                    if a is not None:
+                        x, y, z = get(a[0]), get(a[1]), get(a[2])
+                        if x and y and z and sum(1 for v in (x, y, z) if v[0] is not None) <= 1:
+                            new = (next((v[0] for v in (x, y, z) if v[0] is not None), None), x[1] + y[1] + z[1])
+                    elif ins.op == "VIADD" and len(ins.args) == 3:
+                        x, y = get(ins.args[1]), get(ins.args[2])
+                        if x and y and y[0] is None:
+                            new = (x[0], x[1] + y[1])
+                    elif ins.base in ("MOV", "UMOV") and len(ins.args) == 2:
+                        new = get(ins.args[1])
+                    elif ins.op in ("IMAD.MOV.U32", "IMAD.MOV") and len(ins.args) == 4 and ins.args[1] == "RZ" \
+                            and ins.args[2] == "RZ":
+                        new = get(ins.args[3])
+                for d in ds:
+                    val[d] = None
+                if new is not None:
+                    val[ds[0]] = new
+        if at_cmp is None:
+            return None
+        header_vals = self.at_header.get(self.blocks[lp.header].insns[0].addr, {})
+        before = self.values.get(setp.addr, {})
+        parts = setp.op.split(".")
+        cmp = next((p for p in parts if p in CMP), None)
+        if cmp is None or setp.guard:
+            return None
+        unsigned = "U32" in parts
+        for side in (2, 3):
+            v = at_cmp[side]
+            if v is None or v[0] is None or v[0] in side_writes:
+                continue
+            h, c1 = v
+            end = val.get(h, (h, 0))
+            if end is None or end[0] != h or end[1] == 0:
+                continue
+            stepv = end[1]
+            init = header_vals.get(h)
+            o = at_cmp[5 - side]
+            if o is None:
+                continue
+            if o[0] is None:
+                other = sym_const(o[1])
+            else:
+                if o[0] in side_writes or val.get(o[0], (o[0], 0)) != (o[0], 0):
+                    continue  # the bound changes across iterations
+                other = before.get(o[0]) or header_vals.get(o[0])
+                if other is None:
+                    continue
+                other = Sym(lambda env, s0=other, c=o[1]: None if s0(env) is None else s0(env) + c, other.deps)
+            init = init or self.entry_constant(lp, h)
+            if init is None:
+                continue
+            most = 0
+            for lane in range(32):
+                env = env_for(lane)
+                x0, bound = init(env), other(env)
+                if x0 is None or bound is None:
+                    return None
+                k = 0
+                while True:
+                    k += 1
+                    if k > 1 << 16:
+                        return None
+                    x, y = x0 + c1, bound
+                    if side == 3:
+                        x, y = y, x
+                    if unsigned:
+                        x, y = x & 0xFFFFFFFF, y & 0xFFFFFFFF
+                    else:
+                        x, y = to_s32(x), to_s32(y)
+                    if CMP[cmp](x, y) != pol:
+                        break
+                    x0 += stepv
+                most = max(most, k)
+            return most, True
+        return None
+
+    def reach_in_iteration(self, lp, b):
+        """Blocks of loop lp reachable from block b within one iteration
+        (not through the back edge to the header)."""
+        seen, stack = set(), [b]
+        while stack:
+            for s_ in self.blocks[stack.pop()].succ:
+                if s_ in lp.body and s_ != lp.header and s_ not in seen:
+                    seen.add(s_)
+                    stack.append(s_)
+        return seen
+
+    def entry_constant(self, lp, r):
+        """r's value on entry to the loop where the control flow shows it
+        (the linear pass does not: code laid out between the last write and
+        the loop): the last write of r up the dominators of the loop's one
+        entry edge, when that write is a constant. A Sym or None."""
+        outside = [p for p in self.blocks[lp.header].pred if p not in lp.body]
+        if len(outside) != 1:
+            return None
+        b = outside[0]
+        for _ in range(64):
+            for ins in reversed(self.blocks[b].insns):
+                if r not in dests(ins):
+                    continue
+                if ins.guard:
+                    return None
+                a = ins.args
+                v = None
+                if ins.base in ("MOV", "UMOV") and len(a) == 2:
+                    v = const_value(a[1])
+                elif ins.op in ("IMAD.MOV.U32", "IMAD.MOV") and len(a) == 4 and a[1] == "RZ" and a[2] == "RZ":
+                    v = const_value(a[3])
+                elif ins.base == "CS2R" and len(a) == 2 and a[1] == "SRZ":
+                    v = 0
+                else:
+                    v = hfma2_constant(ins)
+                return None if v is None else sym_const(v)
+            if b == 0 or self.idom.get(b, b) == b:
+                return None
+            b = self.idom[b]
+        return None
+
+    def rotated_induction(self, lp, r, writes, header_vals):
+        """(x, c) where the loop's one write of r is r = x + c and its one
+        write of x is x = r (a copy): the compiler's rotated counter. None
+        otherwise."""
+        if len(writes) != 1 or writes[0].guard:
+            return None
+        a = add_operands(writes[0])
+        if a is not None and a[2] in ("RZ", "URZ"):
+            x, c = a[0].split(".reuse")[0], const_value(a[1])
+        elif writes[0].op == "VIADD" and len(writes[0].args) == 3:
+            x, c = writes[0].args[1].split(".reuse")[0], const_value(writes[0].args[2])
+        else:
+            return None
+        if x == r or c is None or not re.match(r"^U?R\d+$", x):
+            return None
+        xw = [ins for m in lp.body for ins in self.blocks[m].insns if x in dests(ins)]
+        if len(xw) != 1 or xw[0].guard:
+            return None
+        w = xw[0]
+        src = None
+        if w.base in ("MOV", "UMOV") and len(w.args) == 2:
+            src = w.args[1]
+        elif w.op in ("IMAD.MOV.U32", "IMAD.MOV") and len(w.args) == 4 and w.args[1] == "RZ" and w.args[2] == "RZ":
+            src = w.args[3]
+        if src is None or src.split(".reuse")[0] != r:
+            return None
+        return x, c
 
     def reachable(self, env_for):
         """Blocks a warp can reach: BRA.DIV's slow paths and branches whose
@@ -973,8 +1372,10 @@ class Counter:
     parameter environment and a warp index). Hashing is left out (a
     permutation's cost comes from permutation_cost; how many the algorithm
     makes, from gpu_model.py's tables); loops the SASS does not solve count
-    once per entry unless `annotations` ({(function, loop ordinal): trip or
-    callable(params)}) gives their trip."""
+    once per entry unless `annotations` ({marker: trip or callable(params)})
+    gives the trip of the loops their source marks `// model-trips: marker`
+    (an annotation wins over a solved trip: it is the expected trip of a
+    loop whose count the data decides)."""
 
     def __init__(self, kernel_funcs, entry):
         self.funcs = kernel_funcs
@@ -1033,16 +1434,14 @@ class Counter:
             an = self.analysis[name]
             reach = an.reachable(env_for)
             trips = {}
-            short = an.fn.short
             skip = set()
             for lp in sorted(an.loops, key=lambda lp: len(lp.body)):  # inner loops first
                 if not hashing and is_permutation_loop(an, lp):
                     skip |= lp.body
                     trips[lp.header] = 1
                     continue
-                key = (short, lp.ordinal)
-                if key in annotations:
-                    a = annotations[key]
+                if lp.marker in annotations:
+                    a = annotations[lp.marker]
                     t = a(params) if callable(a) else a
                 else:
                     solved = an.solve_trip(lp, env_for, trips)
@@ -1095,10 +1494,13 @@ def loop_report(counter, params, warp=0):
             depth = sum(1 for other in an.loops if lp.header in other.body and other is not lp)
             calls = sorted({demangle_short(c.split("$")[-1]) for n in lp.body for c in an.blocks[n].calls})
             first = an.blocks[lp.header].insns[0].addr
-            lines.append("%-22s loop %3d  at %05x  %5d insns  depth %d  trip %s%s" % (
+            src = an.blocks[lp.header].insns[0].line
+            lines.append("%-22s loop %3d  at %05x  %5d insns  depth %d  trip %s%s%s%s" % (
                 an.fn.short[:22], lp.ordinal, first, size, depth,
                 "?" if t is None else ("%d" % t[0]) + ("" if t[1] else " (estimate)"),
-                ("  calls " + ",".join(calls)) if calls else ""))
+                ("  calls " + ",".join(calls)) if calls else "",
+                ("  at %s:%d" % (os.path.basename(src[0]), src[1])) if src else "",
+                ("  marked " + lp.marker) if lp.marker else ""))
     return lines
 
 

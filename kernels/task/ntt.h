@@ -40,14 +40,26 @@ MLDSA_HD inline int32_t zeta(unsigned i) {
 #endif
 }
 
-// a * 2^-32 mod q in (-q, q), for |a| < 2^31 q.
-MLDSA_HD inline int32_t mont_reduce(int64_t a) {
-  const int32_t t = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(a)) * static_cast<uint32_t>(kQInv));
-  return static_cast<int32_t>((a - static_cast<int64_t>(t) * kQ) >> 32);
+// The high 32 bits of a * b (one IMAD.HI on the GPU instead of a 64-bit
+// product and shift).
+MLDSA_HD inline int32_t mul_hi(int32_t a, int32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __mulhi(a, b);
+#else
+  return static_cast<int32_t>((static_cast<int64_t>(a) * b) >> 32);
+#endif
 }
-MLDSA_HD inline int32_t mont_mul(int32_t a, int32_t b) { return mont_reduce(static_cast<int64_t>(a) * b); }
 
-// a mod q in [-6283008, 6283008], for a <= 2^31 - 2^22 - 1.
+// a * b * 2^-32 mod q in (-q, q), for |a b| < 2^31 q: Montgomery's
+// (a b - t q) / 2^32 with t = a b q^-1 mod 2^32, in 32-bit multiplies. The
+// low words of a b and t q are equal, so the difference of the high words
+// is the exact quotient (the core's 64-bit formula, value for value).
+MLDSA_HD inline int32_t mont_mul(int32_t a, int32_t b) {
+  const int32_t t = static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b) *
+                                         static_cast<uint32_t>(kQInv));
+  return mul_hi(a, b) - mul_hi(t, kQ);
+}
+
 MLDSA_HD inline int32_t reduce32(int32_t a) {
   const int32_t t = (a + (1 << 22)) >> 23;
   return a - t * kQ;
@@ -56,37 +68,39 @@ MLDSA_HD inline int32_t caddq(int32_t a) { return a + ((a >> 31) & kQ); }
 MLDSA_HD inline int32_t freeze(int32_t a) { return caddq(reduce32(a)); }
 
 // Forward NTT (Algorithm 41). In: |a_i| < q. Out: |a_i| < 9q.
+// Every level is 128 independent butterflies, run in a fixed count (8 x
+// 128) so the loops compile to counted loops (bench/sass_count.py solves
+// their trips); butterfly b of the level with half-length len = 2^s works on
+// group b >> s, whose twiddle is the core's (same values, same order of
+// levels, so the same result).
 MLDSA_HD MLDSA_NOINLINE inline void ntt(int32_t a[kN]) {
-  unsigned k = 0;
-  for (unsigned len = 128; len > 0; len >>= 1) {
-    for (unsigned start = 0; start < kN; start += 2 * len) {
-      const int32_t z = zeta(++k);
-      for (unsigned j = start; j < start + len; ++j) {
-        const int32_t t = mont_mul(z, a[j + len]);
-        a[j + len] = a[j] - t;
-        a[j] = a[j] + t;
-      }
+  for (unsigned level = 0; level < 8; ++level) {
+    const unsigned s = 7 - level, len = 1u << s;
+    for (unsigned b = 0; b < kN / 2; ++b) {
+      const unsigned group = b >> s, j = (group << (s + 1)) + (b & (len - 1));
+      const int32_t t = mont_mul(zeta((1u << level) + group), a[j + len]);
+      a[j + len] = a[j] - t;
+      a[j] = a[j] + t;
     }
   }
 }
 
-// Inverse NTT (Algorithm 42) times 2^32. In: |a_i| < q. Out: |a_i| < q.
+// Inverse NTT and the factor 2^32 / 256 (FIPS 204 Algorithm 42 in the
+// core's Montgomery form); the core walks the twiddles down from 255.
 MLDSA_HD MLDSA_NOINLINE inline void invntt_tomont(int32_t a[kN]) {
-  unsigned k = kN;
-  for (unsigned len = 1; len < kN; len <<= 1) {
-    for (unsigned start = 0; start < kN; start += 2 * len) {
-      const int32_t z = -zeta(--k);
-      for (unsigned j = start; j < start + len; ++j) {
-        const int32_t t = a[j];
-        a[j] = t + a[j + len];
-        a[j + len] = mont_mul(z, t - a[j + len]);
-      }
+  for (unsigned s = 0; s < 8; ++s) {
+    const unsigned len = 1u << s;
+    for (unsigned b = 0; b < kN / 2; ++b) {
+      const unsigned group = b >> s, j = (group << (s + 1)) + (b & (len - 1));
+      const int32_t z = -zeta((kN >> s) - 1 - group);
+      const int32_t t = a[j];
+      a[j] = t + a[j + len];
+      a[j + len] = mont_mul(z, t - a[j + len]);
     }
   }
   for (int j = 0; j < kN; ++j) a[j] = mont_mul(kInvNMont, a[j]);
 }
 
-// R mod q: the Montgomery form of 1. mont_mul(x, kMontOne) == x mod q.
 inline constexpr int32_t kMontOne = static_cast<int32_t>((uint64_t{1} << 32) % kQ);
 
 // out = reduce32(sum_j a[j] o b[j] * 2^-32), as the core's pointwise_acc.

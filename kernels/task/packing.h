@@ -6,8 +6,12 @@
 
 namespace mldsa::gpu {
 
-// Packs v_i = (negate ? offset - a_i : a_i + offset) in `bits` bits each,
-// little-endian bit order: 32 * bits bytes.
+// The widest packing is z's, 20 bits (gamma1 = 2^19): a coefficient takes
+// or gives at most 3 bytes.
+inline constexpr int kMaxBytesPerCoeff = 3;
+
+// Packs v_i = (negate ? offset - a_i : a_i + offset) in `bits` bits each
+// (bits <= 20), little-endian bit order: 32 * bits bytes.
 MLDSA_HD inline void pack_bits(uint8_t* out, const int32_t a[kN], uint32_t bits, int32_t offset, bool negate) {
   uint64_t acc = 0;
   uint32_t have = 0;
@@ -16,10 +20,15 @@ MLDSA_HD inline void pack_bits(uint8_t* out, const int32_t a[kN], uint32_t bits,
     const int32_t v = negate ? offset - a[i] : a[i] + offset;
     acc |= static_cast<uint64_t>(static_cast<uint32_t>(v) & mask) << have;
     have += bits;
-    while (have >= 8) {
-      *out++ = static_cast<uint8_t>(acc);
-      acc >>= 8;
-      have -= 8;
+    // At most 3 whole bytes are ready (have < 8 + 20): a fixed count of
+    // guarded steps instead of a while loop, so the loop over i is the only
+    // loop (counted by bench/sass_count.py) and a warp's lanes stay together.
+    for (int k = 0; k < kMaxBytesPerCoeff; ++k) {
+      if (have >= 8) {
+        *out++ = static_cast<uint8_t>(acc);
+        acc >>= 8;
+        have -= 8;
+      }
     }
   }
 }
@@ -30,9 +39,11 @@ MLDSA_HD inline void unpack_bits(int32_t a[kN], const uint8_t* in, uint32_t bits
   uint32_t have = 0;
   const uint32_t mask = (1u << bits) - 1;
   for (int i = 0; i < kN; ++i) {
-    while (have < bits) {
-      acc |= static_cast<uint64_t>(*in++) << have;
-      have += 8;
+    for (int k = 0; k < kMaxBytesPerCoeff; ++k) {  // ceil(bits / 8) <= 3 bytes (see pack_bits)
+      if (have < bits) {
+        acc |= static_cast<uint64_t>(*in++) << have;
+        have += 8;
+      }
     }
     const int32_t v = static_cast<int32_t>(acc & mask);
     acc >>= bits;

@@ -18,12 +18,21 @@ namespace mldsa::gpu {
 template <typename Put>
 MLDSA_HD inline void rej_ntt_from(Sponge& sp, Put put) {
   int ctr = 0;
-  while (ctr < kN) {
-    sponge_next_block(sp);  // 168 bytes = 56 whole candidates of 3 bytes
-    for (uint32_t pos = 0; pos < kShake128Rate && ctr < kN; pos += 3) {
-      const uint32_t t = sponge_byte(sp, pos) | (uint32_t{sponge_byte(sp, pos + 1)} << 8) |
-                         (static_cast<uint32_t>(sponge_byte(sp, pos + 2) & 0x7F) << 16);
-      if (t < static_cast<uint32_t>(kQ)) put(ctr++, static_cast<int32_t>(t));
+  while (ctr < kN) {  // model-trips: rej_ntt_blocks
+    sponge_next_block(sp);
+    // 168 bytes = 7 groups of 3 lanes, each 8 candidates of 3 bytes, cut
+    // out of the lanes with constant shifts (lanes hold bytes little-endian)
+    // instead of 3 byte loads a candidate. Candidates past the 256th are
+    // read and dropped: the same coefficients, in the same order.
+    for (uint32_t g = 0; g < kShake128Rate / 24; ++g) {
+      const uint64_t w0 = sp.s[3 * g], w1 = sp.s[3 * g + 1], w2 = sp.s[3 * g + 2];
+      const uint64_t cand[8] = {w0, w0 >> 24, (w0 >> 48) | (w1 << 16), w1 >> 8,
+                                w1 >> 32, (w1 >> 56) | (w2 << 8), w2 >> 16, w2 >> 40};
+      MLDSA_UNROLL
+      for (int c = 0; c < 8; ++c) {
+        const uint32_t t = static_cast<uint32_t>(cand[c]) & 0x7FFFFF;
+        if (t < static_cast<uint32_t>(kQ) && ctr < kN) put(ctr++, static_cast<int32_t>(t));
+      }
     }
   }
 }
@@ -33,17 +42,21 @@ MLDSA_HD inline void rej_ntt_from(Sponge& sp, Put put) {
 template <typename Put>
 MLDSA_HD inline void rej_bounded_from(Sponge& sp, uint32_t eta, Put put) {
   int ctr = 0;
-  while (ctr < kN) {
+  while (ctr < kN) {  // model-trips: rej_bounded_blocks
     sponge_next_block(sp);
-    for (uint32_t pos = 0; pos < kShake256Rate && ctr < kN; ++pos) {
-      const uint32_t byte = sponge_byte(sp, pos);
-      const uint32_t halves[2] = {byte & 0x0F, byte >> 4};
-      for (int h = 0; h < 2 && ctr < kN; ++h) {
-        const uint32_t b = halves[h];
-        if (eta == 2) {
-          if (b < 15) put(ctr++, 2 - static_cast<int32_t>(b - ((205 * b) >> 10) * 5));  // 2 - (b mod 5)
-        } else if (b < 9) {
-          put(ctr++, 4 - static_cast<int32_t>(b));
+    // 136 bytes = 17 lanes of 16 half-bytes, low half first (byte order),
+    // cut out with constant shifts.
+    for (uint32_t w = 0; w < kShake256Rate / 8; ++w) {
+      const uint64_t lane = sp.s[w];
+      MLDSA_UNROLL
+      for (int h = 0; h < 16; ++h) {
+        const uint32_t b = static_cast<uint32_t>(lane >> (4 * h)) & 0x0F;
+        if (ctr < kN) {
+          if (eta == 2) {
+            if (b < 15) put(ctr++, 2 - static_cast<int32_t>(b - ((205 * b) >> 10) * 5));  // 2 - (b mod 5)
+          } else if (b < 9) {
+            put(ctr++, 4 - static_cast<int32_t>(b));
+          }
         }
       }
     }
@@ -106,7 +119,7 @@ MLDSA_HD inline void sample_in_ball(int32_t c[kN], const uint8_t* ctilde, uint32
     uint32_t j;
     do {
       j = sponge_squeeze_byte(sp);
-    } while (j > i);
+    } while (j > i);  // model-trips: ball_draws
     c[i] = c[j];
     c[j] = 1 - 2 * static_cast<int32_t>(signs & 1);
     signs >>= 1;

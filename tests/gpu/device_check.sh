@@ -8,8 +8,11 @@
 # (MLDSA_ACCEL_GPU_KERNELS=coop); the ptxas resource table; the engine
 # benchmark for both kernel sets (every result checked against the core
 # outside the timing) and their rates side by side, each next to the cost
-# model's prediction (bench/gpu_model.py, when nvdisasm is at hand: set
-# NVDISASM or carry scripts/fetch-cuda-tools.sh's cache); the router's GPU
+# model's prediction and the ratio measured / predicted (bench/gpu_model.py,
+# when nvdisasm is at hand: set NVDISASM, or fetch it into the checkout with
+# `scripts/fetch-cuda-tools.sh --dir build-tools` and carry build-tools/);
+# the model's own checks on this build (loop counts by hand, the known
+# kernel's count, the calibration's residuals); the router's GPU
 # executor on CUDA; the provider's bulk tool routed through the GPU (threads,
 # then ASYNC jobs) next to its CPU-only run; then a short table.
 # Before any of it: the driver must support the CUDA runtime the build uses
@@ -32,6 +35,9 @@ export MLDSA_ACCEL_GPU_CASES=${MLDSA_ACCEL_GPU_CASES:-20000}
 export MLDSA_ACCEL_GPU_BATCHES=${MLDSA_ACCEL_GPU_BATCHES:-10000,100000}
 big_batch=${MLDSA_ACCEL_GPU_BIG_BATCH:-1000000}  # ML-DSA-44 only
 export MLDSA_ACCEL_GPU_SETS=${MLDSA_ACCEL_GPU_SETS:-44,65,87}
+if [ -z "${NVDISASM:-}" ] && [ -x "$repo/build-tools/bin/nvdisasm" ]; then
+  export NVDISASM="$repo/build-tools/bin/nvdisasm"
+fi
 log=$build/device_check.log
 t_start=$SECONDS
 results=()
@@ -105,6 +111,11 @@ if [ "$failed" -eq 0 ]; then
     step "engine on CUDA, coop kernels ($MLDSA_ACCEL_GPU_CASES cases/set)" 150 env MLDSA_ACCEL_GPU_KERNELS=coop \
       "$build/tests/gpu/engine_cuda_test" --gtest_brief=1
     step "ptxas resources (sm_90)" 60 python3 "$repo/tests/kernels/ptxas_check.py" --root "$repo" --jobs "$jobs"
+    # The cost model on this very build (skipped, rc 77, without nvdisasm):
+    # its loop counter against hand counts, the known kernel's count, and the
+    # calibration; then its per-kernel breakdown for the log.
+    step "cost model checks (sass_count, known count)" 60 bash -o pipefail -c \
+      "python3 '$repo/bench/sass_count_test.py' && python3 '$repo/bench/gpu_model.py' --build '$build' --check"
     for k in thread coop; do
       step "engine benchmark, $k kernels (results checked)" 90 bash -o pipefail -c \
         "MLDSA_ACCEL_GPU_KERNELS=$k '$build/bench/bench_gpu' | tee '$build/bench_$k.txt'"
@@ -160,13 +171,19 @@ op_of = {"keygen": "keygen", "sign distinct dyn": "sign", "verify distinct": "ve
 def pred(s, kset, name):
     r = model.get(s, {}).get(kset, {}).get(op_of.get(name, ""), None)
     return "%d" % r if r else "-"
-print("| set | operation | batch | thread | thread predicted | coop | coop predicted | coop / thread |")
-print("|---|---|---|---|---|---|---|---|")
+def vs(measured, s, kset, name):
+    # measured / predicted: the factor a recalibration applies (bench/gpu_model.py's CALIBRATION_NOTE)
+    r = model.get(s, {}).get(kset, {}).get(op_of.get(name, ""), None)
+    return "%.2f" % (measured / r) if measured and r else "-"
+print("| set | operation | batch | thread | thread predicted | measured / predicted | coop | coop predicted "
+      "| measured / predicted | coop / thread |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for key in rows:
     t, c = rates[0].get(key), rates[1].get(key)
     ratio = "%.2f" % (c / t) if t and c else "-"
-    print("| %s | %s | %d | %s | %s | %s | %s | %s |" % (key[0], key[1], key[2], t or "-", pred(key[0], "thread", key[1]),
-                                                    c or "-", pred(key[0], "coop", key[1]), ratio))
+    print("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+        key[0], key[1], key[2], t or "-", pred(key[0], "thread", key[1]), vs(t, key[0], "thread", key[1]),
+        c or "-", pred(key[0], "coop", key[1]), vs(c, key[0], "coop", key[1]), ratio))
 PY
 fi
 if [ "$failed" -ne 0 ]; then exit 1; fi
