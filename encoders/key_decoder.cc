@@ -39,39 +39,6 @@ struct DecoderCtx {
 
 enum class Outcome { not_mine, error, key };
 
-// Larger than any ML-DSA container (an ML-DSA-87 oqskeypair PrivateKeyInfo is
-// about 7.5 KB): bigger input is someone else's.
-constexpr size_t MAX_DER_BYTES = 16384;
-
-// Appends exactly n bytes of the input to out (fewer only at its end).
-bool read_exactly(BIO* in, std::vector<uint8_t>& out, size_t n) {
-  const size_t at = out.size();
-  out.resize(at + n);
-  size_t got = 0;
-  for (size_t r = 0; got < n && BIO_read_ex(in, out.data() + at + got, n - got, &r) == 1 && r > 0;) got += r;
-  out.resize(at + got);
-  return got == n;
-}
-
-// Reads one DER object (a one-byte tag, a definite length, the contents)
-// and not a byte more: what follows stays for the caller, as OpenSSL's own
-// decoders leave it (OSSL_DECODER_from_data reports it as unread). False if
-// the input starts with no such header, or the object is longer than
-// MAX_DER_BYTES or cut short. Capacity is reserved up front so the vector
-// never reallocates: no stray copy of key bytes is left behind.
-bool read_der_object(BIO* in, std::vector<uint8_t>& out) {
-  out.reserve(MAX_DER_BYTES);
-  if (!read_exactly(in, out, 2) || (out[0] & 0x1f) == 0x1f || out[1] == 0x80) return false;
-  size_t len = out[1];
-  if (len > 0x80) {
-    const size_t count = len & 0x7f;
-    if (count > 2 || !read_exactly(in, out, count)) return false;  // 3 length bytes are past MAX_DER_BYTES
-    len = 0;
-    for (size_t i = 0; i < count; ++i) len = len << 8 | out[2 + i];
-  }
-  return out.size() + len <= MAX_DER_BYTES && read_exactly(in, out, len);
-}
-
 // Is alg our parameter set's OID? Also checks that parameters are absent,
 // which RFC 9881 requires: present ones make our key malformed (an error).
 Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {

@@ -55,6 +55,10 @@ const OSSL_ITEM kReasons[] = {
     {R_CONTEXT_UNSUPPORTED, const_cast<char*>("round-3 Dilithium has no context string")},
     {R_PREHASH_UNSUPPORTED, const_cast<char*>("HashML-DSA needs an ML-DSA key (round-3 Dilithium has no pre-hash variant)")},
     {R_NULL_PARAM_DATA, const_cast<char*>("parameter data is NULL")},
+    {R_WRONG_TRADITIONAL_KEY, const_cast<char*>("composite's traditional key of the wrong type, RSA size or curve")},
+    {R_TRADITIONAL_UNAVAILABLE, const_cast<char*>("composite's traditional algorithm not available (load the default provider)")},
+    {R_TRADITIONAL_FAILED, const_cast<char*>("composite's traditional half failed")},
+    {R_HASH_ML_DSA_KEY, const_cast<char*>("key is bound to HashML-DSA: pure ML-DSA refused")},
     {0, nullptr},
 };
 // One string per reason, nothing else.
