@@ -136,7 +136,7 @@ int enc_encode(void* vctx, OSSL_CORE_BIO* cout, const void* obj, const OSSL_PARA
     return 0;
   }
   if (k->alg != c->alg) {
-    MLDSA_RAISE(c->provctx, R_WRONG_KEY_TYPE);
+    MLDSA_RAISE(c->provctx, R_WRONG_COMPOSITE);
     return 0;
   }
   BIO* out = bio_from_core(c->provctx, cout);

@@ -41,10 +41,10 @@ bool raise_composite(const ProvCtx* ctx, composite::Error e, mldsa::Status st, c
   switch (e) {
     case Error::ok: return true;
     case Error::bad_public_key:
-    case Error::bad_private_key: reason = R_BAD_ENCODING; detail = composite::error_string(e); break;
+    case Error::bad_private_key: reason = R_BAD_COMPOSITE_KEY; detail = composite::error_string(e); break;
     case Error::wrong_trad_params: reason = R_WRONG_TRADITIONAL_KEY; break;
     case Error::pub_priv_mismatch: reason = R_PUB_PRIV_MISMATCH; break;
-    case Error::bad_signature_length: reason = R_BAD_SIGNATURE_LENGTH; break;
+    case Error::bad_signature_length: reason = R_BAD_COMPOSITE_SIGNATURE_LENGTH; break;
     case Error::context_too_long: reason = R_CONTEXT_TOO_LONG; break;
     case Error::verify_failed: reason = R_VERIFY_FAILED; break;
     case Error::missing_key: reason = R_MISSING_KEY; break;
@@ -109,7 +109,7 @@ void* km_load(const void* reference, size_t reference_sz) {
   CompositeKeyData* k = *slot;
   *slot = nullptr;
   if (k != nullptr && k->alg != &composite::algorithms()[I]) {
-    MLDSA_RAISE(k->provctx, R_WRONG_KEY_TYPE);
+    MLDSA_RAISE(k->provctx, R_WRONG_COMPOSITE);
     composite_key_free(k);
     return nullptr;
   }

@@ -53,6 +53,9 @@ enum Reason : int {
   R_WRONG_TRADITIONAL_KEY,       // a composite's traditional key of the wrong type, RSA size or curve
   R_TRADITIONAL_UNAVAILABLE,     // a composite's traditional algorithm is not in the library context
   R_TRADITIONAL_FAILED,          // a composite's traditional half failed (sign, keygen, encoding)
+  R_BAD_COMPOSITE_KEY,           // a composite key of the wrong length, or a half that does not parse
+  R_BAD_COMPOSITE_SIGNATURE_LENGTH,  // a composite signature too short or too long for its key
+  R_WRONG_COMPOSITE,             // a key of another algorithm given to a composite's operation
   R_HASH_ML_DSA_KEY,             // a key bound to HashML-DSA used for pure ML-DSA
   R_END,                         // not a reason: one past the last (add new reasons above)
 };

@@ -140,7 +140,7 @@ int sign_ph(SigCtx* c, const uint8_t* ph, uint8_t* sig, size_t* siglen) {
 
 int verify_ph(SigCtx* c, const uint8_t* ph, const uint8_t* sig, size_t siglen) {
   if (sig == nullptr) {
-    MLDSA_RAISE(c->provctx, R_BAD_SIGNATURE_LENGTH);
+    MLDSA_RAISE(c->provctx, R_BAD_COMPOSITE_SIGNATURE_LENGTH);
     return 0;
   }
   const Error e = composite::verify(libctx_of(c->provctx), *c->key->key, routed_ops(c->provctx),
@@ -283,7 +283,7 @@ int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op) {
   if (provkey != nullptr) {
     const auto* k = static_cast<const CompositeKeyData*>(provkey);
     if (k->alg != c->alg) {
-      MLDSA_RAISE(c->provctx, R_WRONG_KEY_TYPE);
+      MLDSA_RAISE(c->provctx, R_WRONG_COMPOSITE);
       return 0;
     }
     c->key = k;
