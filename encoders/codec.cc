@@ -30,6 +30,15 @@ ASN1_OBJECT* variant_oid(const ProvCtx* ctx, mldsa::ParamSet set) {
   return obj;
 }
 
+ASN1_OBJECT* key_oid(const Key& key) {
+  const Variant& v = variant(key.params->id);
+  const bool hash = key.hash_ml_dsa && v.hash_oid != nullptr && key.provctx != nullptr &&
+                    key.provctx->settings.hash_ml_dsa_key_oid;
+  ASN1_OBJECT* obj = OBJ_txt2obj(hash ? v.hash_oid : v.oid, 1);
+  if (obj == nullptr) MLDSA_RAISE(key.provctx, R_INTERNAL_ERROR);
+  return obj;
+}
+
 namespace {
 
 // Appends exactly n bytes of the input to out (fewer only at its end).

@@ -36,6 +36,11 @@ inline constexpr size_t MAX_DER_BYTES = 16384;
 // starts with no such header, or the object is longer than MAX_DER_BYTES or cut short.
 bool read_der_object(BIO* in, std::vector<uint8_t>& out);
 
+// The OID a key is written under: its parameter set's, or for a key read under a HashML-DSA OID
+// with ml-dsa.hash_ml_dsa_key_oid = yes, that HashML-DSA OID. nullptr with an error raised.
+struct Key;
+ASN1_OBJECT* key_oid(const Key& key);
+
 // OpenSSL's selection "levels": private key, then public key, then domain
 // parameters. The highest level the caller asks for decides whether a
 // structure that carries the levels in `carried` fits; no selection fits all.

@@ -69,7 +69,7 @@ bool spki_der(const Key& key, Der& out) {
   }
   const auto pk = pub->encoded();
   X509_PUBKEY* xpk = X509_PUBKEY_new();
-  ASN1_OBJECT* oid = variant_oid(key.provctx, key.params->id);
+  ASN1_OBJECT* oid = key_oid(key);
   auto* penc = static_cast<unsigned char*>(OPENSSL_memdup(pk.data(), pk.size()));
   bool ok = xpk != nullptr && oid != nullptr && penc != nullptr &&
             X509_PUBKEY_set0_param(xpk, oid, V_ASN1_UNDEF, nullptr, penc, static_cast<int>(pk.size())) == 1;
@@ -136,7 +136,7 @@ bool pki_der(const EncoderCtx& ctx, const Key& key, Der& out) {
   std::vector<uint8_t> payload;
   std::span<const uint8_t> pk;
   if (!p8_parts(ctx, key, payload, pk)) return false;
-  ASN1_OBJECT* oid = variant_oid(ctx.provctx, key.params->id);
+  ASN1_OBJECT* oid = key_oid(key);
   out.secret = true;
   out.len = oid != nullptr ? private_key_info_der(oid, payload, pk, &out.data) : 0;
   OPENSSL_cleanse(payload.data(), payload.size());
@@ -152,7 +152,7 @@ bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* c
   std::vector<uint8_t> payload;
   std::span<const uint8_t> pk;
   if (!p8_parts(ctx, key, payload, pk)) return false;
-  out.len = encrypted_private_key_info_der(ctx.provctx, ctx.cipher, variant_oid(ctx.provctx, key.params->id), payload,
+  out.len = encrypted_private_key_info_der(ctx.provctx, ctx.cipher, key_oid(key), payload,
                                            cb, cbarg, &out.data);
   OPENSSL_cleanse(payload.data(), payload.size());
   return out.len > 0;
