@@ -19,6 +19,7 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
@@ -301,13 +302,24 @@ int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op) {
 int sign_init(void* v, void* k, const OSSL_PARAM p[]) { return init(ctx_of(v), k, p, Op::sign); }
 int verify_init(void* v, void* k, const OSSL_PARAM p[]) { return init(ctx_of(v), k, p, Op::verify); }
 
-// PH is the algorithm's own: a digest named by the caller is refused.
+// PH is the algorithm's own: a digest named by the caller must be that one (CMS on OpenSSL 3.0
+// names its SignerInfo digest, which the composite CMS draft makes PH); the message still
+// passes whole. Any other digest is refused.
 int digest_init(void* v, const char* mdname, void* k, const OSSL_PARAM p[], Op op) {
   SigCtx* c = ctx_of(v);
   if (c == nullptr) return 0;
   if (mdname != nullptr && *mdname != '\0') {
-    MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST, "a composite's pre-hash is fixed by the algorithm");
-    return 0;
+    ERR_set_mark();
+    EVP_MD* md = EVP_MD_fetch(libctx_of(c->provctx), mdname, nullptr);
+    const bool own = md != nullptr && EVP_MD_is_a(md, composite::prehash_name(c->alg->ph));
+    EVP_MD_free(md);
+    ERR_pop_to_mark();
+    if (!own) {
+      MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST,
+                         (std::string("a composite's pre-hash is its own: ") + composite::prehash_name(c->alg->ph))
+                             .c_str());
+      return 0;
+    }
   }
   return init(c, k, p, op);
 }

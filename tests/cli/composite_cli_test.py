@@ -12,11 +12,13 @@ CA issuing a leaf of another composite), encrypted_pem, bad_input. Exit status 0
 import argparse
 import base64
 import os
+import re
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_test import SKIP, Failure, OpenSSL, check, expect_stderr, tlv  # noqa: E402
+from cli_test import SKIP, Failure, OpenSSL, Skip, check, expect_stderr, tlv  # noqa: E402
 
 # The draft's names (without "id-"), in OID order 1.3.6.1.5.5.7.6.37 ... .54.
 NAMES = [
@@ -115,6 +117,30 @@ def case_chain(o, _vectors):
     o.run("verify", "-CAfile", "leaf.pem", "leaf.pem", ok=False)
 
 
+def case_cms(o, _vectors):
+    """CMS signed-data (the LAMPS composite CMS draft: the SignerInfo digest is the composite's
+    pre-hash, here SHA-512), detached and binary; one changed content byte fails. OpenSSL 3.5
+    and later: 3.0's CMS finds a SignerInfo's signatureAlgorithm only for (digest, key) pairs it
+    has a signature OID for, which a composite (one OID, no digest) is not."""
+    version = subprocess.run([o.binary, "version"], capture_output=True, text=True).stdout
+    m = re.search(r"OpenSSL (\d+)\.(\d+)", version)
+    if m is None or (int(m.group(1)), int(m.group(2))) < (3, 5):
+        raise Skip("CMS with composites needs OpenSSL 3.5 or later (this is %s)" % version.strip())
+    o.run("genpkey", "-algorithm", "MLDSA65-ECDSA-P384-SHA512", "-out", "k.pem")
+    o.run("req", "-x509", "-new", "-key", "k.pem", "-subj", "/CN=cms", "-days", "2", "-out", "c.pem")
+    o.write("m.txt", b"composite CMS content\n")
+    o.run("cms", "-sign", "-binary", "-in", "m.txt", "-signer", "c.pem", "-inkey", "k.pem", "-md", "sha512",
+          "-outform", "DER", "-out", "m.cms")
+    printed = o.run("cms", "-cmsout", "-print", "-inform", "DER", "-in", "m.cms").stdout.decode()
+    check("1.3.6.1.5.5.7.6.46" in printed, "the SignerInfo does not name the composite's OID")
+    o.run("cms", "-verify", "-binary", "-inform", "DER", "-in", "m.cms", "-CAfile", "c.pem", "-content", "m.txt",
+          "-out", "out.txt")
+    check(o.read("out.txt") == o.read("m.txt"), "cms -verify gave other content")
+    o.write("m2.txt", b"composite CMS contenT\n")
+    o.run("cms", "-verify", "-binary", "-inform", "DER", "-in", "m.cms", "-CAfile", "c.pem", "-content", "m2.txt",
+          "-out", "out.txt", ok=False)
+
+
 def case_encrypted_pem(o, _vectors):
     o.run("genpkey", "-algorithm", "MLDSA65-ECDSA-P384-SHA512", "-aes-256-cbc", "-pass", "pass:secret",
           "-out", "enc.pem")
@@ -169,7 +195,7 @@ def case_bad_input(o, vectors):
 
 CASES = {"alg:" + n: (lambda o, v, n=n: case_alg(o, n, v)) for n in NAMES}
 CASES.update({"vectors:" + n: (lambda o, v, n=n: case_vector(o, n, v)) for n in NAMES})
-CASES.update({"chain": case_chain, "encrypted_pem": case_encrypted_pem,
+CASES.update({"cms": case_cms, "chain": case_chain, "encrypted_pem": case_encrypted_pem,
               "bad_input": case_bad_input})
 
 
@@ -196,16 +222,19 @@ def main():
     if not os.path.exists(os.path.join(args.provider_dir or "", "mldsa-accel.so")):
         print("skipped: no provider module in %s" % args.provider_dir)
         return SKIP
-    status = 0
+    status, skipped = 0, 0
     for name in args.cases:
         with tempfile.TemporaryDirectory(prefix="mldsa-composite-") as tmp:
             try:
                 CASES[name](OpenSSL(binary, os.path.abspath(args.provider_dir), tmp), args.vectors)
                 print("PASS %s" % name)
+            except Skip as e:
+                print("skipped: %s" % e)
+                skipped += 1
             except Failure as e:
                 print("FAIL %s: %s" % (name, e))
                 status = 1
-    return status
+    return status if status or skipped < len(args.cases) else SKIP
 
 
 if __name__ == "__main__":
