@@ -56,6 +56,8 @@ void add(const std::string& name, Fn fn) {
 }
 
 void register_core_benchmarks(ParamSet set);
+// Registers sign and verify of the 18 composite algorithms (composite_bench.cc).
+void register_composite_benchmarks();
 // Registers the EVP row for set; defined only when the provider is built.
 void register_provider_benchmarks(ParamSet set);
 

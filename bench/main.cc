@@ -1,4 +1,4 @@
-// main.cc - bench_core: every row for ML-DSA-44, -65 and -87 in turn.
+// main.cc - bench_core: every row for ML-DSA-44, -65 and -87 in turn, then the composites.
 #include "bench/bench.h"
 #include "cpu/backend.h"
 
@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     mldsa::bench::register_provider_benchmarks(set);
 #endif
   }
+  mldsa::bench::register_composite_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("mldsa backend", mldsa::backend_name());

@@ -8,6 +8,11 @@
 #include <openssl/bio.h>
 #include <openssl/core.h>
 
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
 namespace mldsa::prov {
 
 // The outer container of an encoding (the "structure" property).
@@ -22,6 +27,20 @@ BIO* bio_from_core(void* provctx, OSSL_CORE_BIO* cbio);
 // with an error raised (through ctx's instance) on failure.
 ASN1_OBJECT* variant_oid(const ProvCtx* ctx, mldsa::ParamSet set);
 
+// Larger than any key container this provider reads (an ML-DSA-87 oqskeypair PrivateKeyInfo is
+// about 7.5 KB, a composite with RSA-4096 about 3 KB): bigger input is someone else's.
+inline constexpr size_t MAX_DER_BYTES = 16384;
+
+// Reads one DER object (a one-byte tag, a definite length, the contents) and not a byte more:
+// what follows stays for the caller, as OpenSSL's own decoders leave it. False if the input
+// starts with no such header, or the object is longer than MAX_DER_BYTES or cut short.
+bool read_der_object(BIO* in, std::vector<uint8_t>& out);
+
+// The OID a key is written under: its parameter set's, or for a key read under a HashML-DSA OID
+// with ml-dsa.hash_ml_dsa_key_oid = yes, that HashML-DSA OID. nullptr with an error raised.
+struct Key;
+ASN1_OBJECT* key_oid(const Key& key);
+
 // OpenSSL's selection "levels": private key, then public key, then domain
 // parameters. The highest level the caller asks for decides whether a
 // structure that carries the levels in `carried` fits; no selection fits all.
@@ -29,6 +48,25 @@ bool selection_fits(int selection, int carried);
 
 // The selection bits a structure carries.
 int structure_selection(Structure s);
+
+// The encoders' cipher settings (OSSL_ENCODER_CTX_set_cipher): with a cipher, a PrivateKeyInfo
+// is written encrypted, as an EncryptedPrivateKeyInfo.
+struct CipherOptions {
+  std::string cipher;  // empty: unencrypted
+  std::string props;
+};
+const OSSL_PARAM* cipher_settable_params();
+// Both UTF-8 strings; a NULL one clears the setting, an unknown cipher fails now.
+bool set_cipher_params(ProvCtx* ctx, const OSSL_PARAM params[], CipherOptions& out);
+// DER of an EncryptedPrivateKeyInfo (PBES2) of the v1 PrivateKeyInfo {oid, payload}, with the
+// passphrase from cb. oid is taken over (nullptr fails). The caller frees *out
+// (OPENSSL_free); returns the length, <= 0 with an error raised.
+int encrypted_private_key_info_der(ProvCtx* ctx, const CipherOptions& opts, ASN1_OBJECT* oid,
+                                   std::span<const uint8_t> payload, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg,
+                                   unsigned char** out);
+
+// "label:" then the bytes as colon-separated hex, 15 a line, indented 4 (`openssl pkey -text`).
+bool print_hex_block(BIO* out, const char* label, std::span<const uint8_t> bytes);
 
 // An OSSL_DISPATCH entry's function pointer.
 template <typename F>

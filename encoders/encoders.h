@@ -28,4 +28,9 @@ namespace mldsa::prov {
 extern const OSSL_ALGORITHM mldsa_encoder_algorithms[];
 extern const OSSL_ALGORITHM mldsa_decoder_algorithms[];
 
+// The same for the 18 composite ML-DSA key types (composite_codec.cc): the draft's
+// SubjectPublicKeyInfo and PrivateKeyInfo, EncryptedPrivateKeyInfo, text; {NULL} last.
+const OSSL_ALGORITHM* composite_encoder_algorithms();
+const OSSL_ALGORITHM* composite_decoder_algorithms();
+
 }  // namespace mldsa::prov

@@ -39,42 +39,10 @@ struct DecoderCtx {
 
 enum class Outcome { not_mine, error, key };
 
-// Larger than any ML-DSA container (an ML-DSA-87 oqskeypair PrivateKeyInfo is
-// about 7.5 KB): bigger input is someone else's.
-constexpr size_t MAX_DER_BYTES = 16384;
-
-// Appends exactly n bytes of the input to out (fewer only at its end).
-bool read_exactly(BIO* in, std::vector<uint8_t>& out, size_t n) {
-  const size_t at = out.size();
-  out.resize(at + n);
-  size_t got = 0;
-  for (size_t r = 0; got < n && BIO_read_ex(in, out.data() + at + got, n - got, &r) == 1 && r > 0;) got += r;
-  out.resize(at + got);
-  return got == n;
-}
-
-// Reads one DER object (a one-byte tag, a definite length, the contents)
-// and not a byte more: what follows stays for the caller, as OpenSSL's own
-// decoders leave it (OSSL_DECODER_from_data reports it as unread). False if
-// the input starts with no such header, or the object is longer than
-// MAX_DER_BYTES or cut short. Capacity is reserved up front so the vector
-// never reallocates: no stray copy of key bytes is left behind.
-bool read_der_object(BIO* in, std::vector<uint8_t>& out) {
-  out.reserve(MAX_DER_BYTES);
-  if (!read_exactly(in, out, 2) || (out[0] & 0x1f) == 0x1f || out[1] == 0x80) return false;
-  size_t len = out[1];
-  if (len > 0x80) {
-    const size_t count = len & 0x7f;
-    if (count > 2 || !read_exactly(in, out, count)) return false;  // 3 length bytes are past MAX_DER_BYTES
-    len = 0;
-    for (size_t i = 0; i < count; ++i) len = len << 8 | out[2 + i];
-  }
-  return out.size() + len <= MAX_DER_BYTES && read_exactly(in, out, len);
-}
-
-// Is alg our parameter set's OID? Also checks that parameters are absent,
+// Is alg our parameter set's OID, or its HashML-DSA OID (keys some implementations write under
+// id-hash-ml-dsa-xx-with-sha512; hash_bound is then set)? Also checks that parameters are absent,
 // which RFC 9881 requires: present ones make our key malformed (an error).
-Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {
+Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg, bool& hash_bound) {
   const ASN1_OBJECT* obj = nullptr;
   int ptype = 0;
   X509_ALGOR_get0(&obj, &ptype, nullptr, alg);
@@ -82,7 +50,13 @@ Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {
   if (ours == nullptr) return Outcome::error;
   const bool match = obj != nullptr && OBJ_cmp(obj, ours) == 0;
   ASN1_OBJECT_free(ours);
-  if (!match) return Outcome::not_mine;
+  hash_bound = false;
+  if (!match && obj != nullptr && variant(ctx.set).hash_oid != nullptr) {
+    ASN1_OBJECT* hash = OBJ_txt2obj(variant(ctx.set).hash_oid, 1);
+    hash_bound = hash != nullptr && OBJ_cmp(obj, hash) == 0;
+    ASN1_OBJECT_free(hash);
+  }
+  if (!match && !hash_bound) return Outcome::not_mine;
   if (ptype != V_ASN1_UNDEF) {
     MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "AlgorithmIdentifier parameters must be absent");
     return Outcome::error;
@@ -91,9 +65,10 @@ Outcome check_algorithm(const DecoderCtx& ctx, const X509_ALGOR* alg) {
 }
 
 Outcome make_key(const DecoderCtx& ctx, std::span<const uint8_t> seed, std::span<const uint8_t> sk,
-                 std::span<const uint8_t> pk, Key*& out) {
+                 std::span<const uint8_t> pk, bool hash_bound, Key*& out) {
   Key* key = key_new(ctx.provctx, ctx.set);
   if (key == nullptr) return Outcome::error;
+  key->hash_ml_dsa = hash_bound;
   if (!key_from_parts(key, seed, sk, pk)) {  // raised the precise reason
     key_free(key);
     return Outcome::error;
@@ -130,14 +105,15 @@ Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& o
   }
   ERR_pop_to_mark();
 
-  Outcome o = parsed ? check_algorithm(ctx, alg) : Outcome::not_mine;
+  bool hash_bound = false;
+  Outcome o = parsed ? check_algorithm(ctx, alg, hash_bound) : Outcome::not_mine;
   if (o == Outcome::key) {
     // A public key is whole bytes: no unused bits in the BIT STRING.
     if (bits[0] != 0) {
       MLDSA_RAISE_DETAIL(ctx.provctx, R_BAD_ENCODING, "public key BIT STRING has unused bits");
       o = Outcome::error;
     } else {
-      o = make_key(ctx, {}, {}, bits.subspan(1), out);
+      o = make_key(ctx, {}, {}, bits.subspan(1), hash_bound, out);
     }
   }
   X509_ALGOR_free(alg);
@@ -152,7 +128,8 @@ Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& ou
   std::unique_ptr<PrivateKeyInfo> info(PrivateKeyInfo::parse(der));
   ERR_pop_to_mark();
   if (info == nullptr) return Outcome::not_mine;
-  Outcome o = check_algorithm(ctx, info->algorithm());
+  bool hash_bound = false;
+  Outcome o = check_algorithm(ctx, info->algorithm(), hash_bound);
   if (o != Outcome::key) return o;
 
   const mldsa::Params& params = mldsa::params(ctx.set);
@@ -210,7 +187,7 @@ Outcome decode_pki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& ou
     MLDSA_RAISE_DETAIL(ctx.provctx, R_PUB_PRIV_MISMATCH, "publicKey [1] differs from the layout's public key");
     return Outcome::error;
   }
-  return make_key(ctx, parts.seed, parts.sk, v2_pk.empty() ? parts.pk : v2_pk, out);
+  return make_key(ctx, parts.seed, parts.sk, v2_pk.empty() ? parts.pk : v2_pk, hash_bound, out);
 }
 
 template <mldsa::ParamSet S, Structure T>
@@ -276,6 +253,12 @@ const OSSL_DISPATCH decoder_functions[] = {
   {variant(S).names, "provider=mldsa-accel,input=der,structure=PrivateKeyInfo",                               \
    decoder_functions<S, Structure::pki>, nullptr}
 
+#define MLDSA_HASH_DECODERS(S)                                                                                 \
+  {variant(S).hash_names, "provider=mldsa-accel,input=der,structure=SubjectPublicKeyInfo",                    \
+   decoder_functions<S, Structure::spki>, nullptr},                                                            \
+  {variant(S).hash_names, "provider=mldsa-accel,input=der,structure=PrivateKeyInfo",                          \
+   decoder_functions<S, Structure::pki>, nullptr}
+
 }  // namespace
 
 const OSSL_ALGORITHM mldsa_decoder_algorithms[] = {
@@ -285,6 +268,10 @@ const OSSL_ALGORITHM mldsa_decoder_algorithms[] = {
     MLDSA_DECODERS(mldsa::ParamSet::DILITHIUM2),
     MLDSA_DECODERS(mldsa::ParamSet::DILITHIUM3),
     MLDSA_DECODERS(mldsa::ParamSet::DILITHIUM5),
+    // The same decoders under the HashML-DSA names: OpenSSL names the data by the key's OID.
+    MLDSA_HASH_DECODERS(mldsa::ParamSet::ML_DSA_44),
+    MLDSA_HASH_DECODERS(mldsa::ParamSet::ML_DSA_65),
+    MLDSA_HASH_DECODERS(mldsa::ParamSet::ML_DSA_87),
     {nullptr, nullptr, nullptr, nullptr},
 };
 

@@ -40,8 +40,7 @@ struct EncoderCtx {
   mldsa::ParamSet set{};
   Structure structure{};
   Output output{};
-  std::string cipher;        // empty: write the private key unencrypted
-  std::string cipher_props;
+  CipherOptions cipher;      // cipher empty: write the private key unencrypted
 };
 
 // DER bytes from an i2d call; secret ones are cleansed when freed.
@@ -70,7 +69,7 @@ bool spki_der(const Key& key, Der& out) {
   }
   const auto pk = pub->encoded();
   X509_PUBKEY* xpk = X509_PUBKEY_new();
-  ASN1_OBJECT* oid = variant_oid(key.provctx, key.params->id);
+  ASN1_OBJECT* oid = key_oid(key);
   auto* penc = static_cast<unsigned char*>(OPENSSL_memdup(pk.data(), pk.size()));
   bool ok = xpk != nullptr && oid != nullptr && penc != nullptr &&
             X509_PUBKEY_set0_param(xpk, oid, V_ASN1_UNDEF, nullptr, penc, static_cast<int>(pk.size())) == 1;
@@ -137,7 +136,7 @@ bool pki_der(const EncoderCtx& ctx, const Key& key, Der& out) {
   std::vector<uint8_t> payload;
   std::span<const uint8_t> pk;
   if (!p8_parts(ctx, key, payload, pk)) return false;
-  ASN1_OBJECT* oid = variant_oid(ctx.provctx, key.params->id);
+  ASN1_OBJECT* oid = key_oid(key);
   out.secret = true;
   out.len = oid != nullptr ? private_key_info_der(oid, payload, pk, &out.data) : 0;
   OPENSSL_cleanse(payload.data(), payload.size());
@@ -150,58 +149,16 @@ bool pki_der(const EncoderCtx& ctx, const Key& key, Der& out) {
 // PKCS#5 v2 (PBES2, PBKDF2) encryption of the PrivateKeyInfo with the cipher
 // set on the context and the caller's passphrase, as OpenSSL's own encoders do.
 bool epki_der(const EncoderCtx& ctx, const Key& key, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg, Der& out) {
-  if (ctx.cipher.empty()) {
-    MLDSA_RAISE_DETAIL(ctx.provctx, R_NOT_SUPPORTED, "EncryptedPrivateKeyInfo needs a cipher");
-    return false;
-  }
-  OSSL_LIB_CTX* libctx = libctx_of(ctx.provctx);
-  const char* props = ctx.cipher_props.empty() ? nullptr : ctx.cipher_props.c_str();
-  EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, ctx.cipher.c_str(), props);
-  if (cipher == nullptr) return false;  // the fetch raised the error
-
-  char pass[1024];
-  size_t pass_len = 0;
-  bool ok = false;
   std::vector<uint8_t> payload;
   std::span<const uint8_t> pk;
-  if (cb == nullptr || cb(pass, sizeof(pass), &pass_len, nullptr, cbarg) == 0) {
-    // The core's callback raises its own reason ("No password method specified").
-    if (ERR_peek_last_error() == 0) MLDSA_RAISE(ctx.provctx, R_NOT_SUPPORTED);
-  } else if (p8_parts(ctx, key, payload, pk)) {
-    // Always v1 inside: OpenSSL 3.0 decrypts through the default provider,
-    // whose PKCS8_PRIV_KEY_INFO cannot hold a v2 key's publicKey [1].
-    ASN1_OBJECT* oid = variant_oid(ctx.provctx, key.params->id);
-    X509_SIG* sig = oid != nullptr ? private_key_info_encrypt(oid, payload, {}, cipher, pass,
-                                                              static_cast<int>(pass_len), libctx, props)
-                                   : nullptr;
-    if (sig != nullptr) {
-      out.len = i2d_X509_SIG(sig, &out.data);
-      ok = out.len > 0;
-      X509_SIG_free(sig);
-    }
-  }
+  if (!p8_parts(ctx, key, payload, pk)) return false;
+  out.len = encrypted_private_key_info_der(ctx.provctx, ctx.cipher, key_oid(key), payload,
+                                           cb, cbarg, &out.data);
   OPENSSL_cleanse(payload.data(), payload.size());
-  OPENSSL_cleanse(pass, sizeof(pass));
-  EVP_CIPHER_free(cipher);
-  return ok;
+  return out.len > 0;
 }
 
 // --- text -------------------------------------------------------------------
-
-// "label:" then the bytes as colon-separated hex, 15 a line, indented 4,
-// the layout of `openssl pkey -text` for OpenSSL 3.5's ML-DSA keys.
-bool print_hex_block(BIO* out, const char* label, std::span<const uint8_t> bytes) {
-  constexpr size_t per_line = 15;
-  if (BIO_printf(out, "%s\n", label) <= 0) return false;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    const bool line_start = i % per_line == 0;
-    const bool last = i + 1 == bytes.size();
-    if (BIO_printf(out, "%s%02x%s%s", line_start ? "    " : "", bytes[i], last ? "" : ":",
-                   last || (i + 1) % per_line == 0 ? "\n" : "") <= 0)
-      return false;
-  }
-  return true;
-}
 
 bool write_text(BIO* out, const Key& key, int selection) {
   const mldsa::PublicKey* pub = key.public_key();
@@ -239,7 +196,7 @@ const char* pem_label(Structure s) {
 bool write_der_or_pem(const EncoderCtx& ctx, BIO* out, const Key& key, OSSL_PASSPHRASE_CALLBACK* cb, void* cbarg) {
   // PrivateKeyInfo with a cipher set means "encrypt it", as PEM_write_bio_PrivateKey asks.
   Structure s = ctx.structure;
-  if (s == Structure::pki && !ctx.cipher.empty()) s = Structure::epki;
+  if (s == Structure::pki && !ctx.cipher.cipher.empty()) s = Structure::epki;
 
   Der der;
   bool ok = false;
@@ -267,34 +224,11 @@ void* enc_newctx(void* provctx) {
 
 void enc_freectx(void* vctx) { delete static_cast<EncoderCtx*>(vctx); }
 
-const OSSL_PARAM* enc_settable_ctx_params(void*) {
-  static const OSSL_PARAM settable[] = {
-      OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_CIPHER, nullptr, 0),
-      OSSL_PARAM_utf8_string(OSSL_ENCODER_PARAM_PROPERTIES, nullptr, 0),
-      OSSL_PARAM_END,
-  };
-  return settable;
-}
+const OSSL_PARAM* enc_settable_ctx_params(void*) { return cipher_settable_params(); }
 
-// Both are UTF-8 strings; a NULL one (OSSL_ENCODER_CTX_set_cipher(ctx, NULL,
-// NULL)) clears the setting, another type raises the bad-type reason naming it.
 int enc_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   auto* ctx = static_cast<EncoderCtx*>(vctx);
-  if (params == nullptr) return 1;
-  const OSSL_PARAM* props = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_PROPERTIES);
-  if (props != nullptr && !read_utf8(ctx->provctx, props, ctx->cipher_props)) return 0;
-  const OSSL_PARAM* cipher = OSSL_PARAM_locate_const(params, OSSL_ENCODER_PARAM_CIPHER);
-  if (cipher != nullptr) {
-    if (!read_utf8(ctx->provctx, cipher, ctx->cipher)) return 0;
-    if (!ctx->cipher.empty()) {
-      // Fail now on an unknown cipher rather than at encode time.
-      EVP_CIPHER* c = EVP_CIPHER_fetch(libctx_of(ctx->provctx), ctx->cipher.c_str(),
-                                       ctx->cipher_props.empty() ? nullptr : ctx->cipher_props.c_str());
-      if (c == nullptr) return 0;
-      EVP_CIPHER_free(c);
-    }
-  }
-  return 1;
+  return set_cipher_params(ctx->provctx, params, ctx->cipher) ? 1 : 0;
 }
 
 template <Structure T>

@@ -19,19 +19,22 @@ namespace {
 
 const Variant kVariants[] = {
     {mldsa::ParamSet::ML_DSA_44, "ML-DSA-44:MLDSA44:2.16.840.1.101.3.4.3.17:id-ml-dsa-44",
-     "2.16.840.1.101.3.4.3.17", "id-ml-dsa-44", "ML-DSA-44"},
+     "2.16.840.1.101.3.4.3.17", "id-ml-dsa-44", "ML-DSA-44", "2.16.840.1.101.3.4.3.32",
+     "HASH-ML-DSA-44-WITH-SHA512:id-hash-ml-dsa-44-with-sha512:2.16.840.1.101.3.4.3.32"},
     {mldsa::ParamSet::ML_DSA_65, "ML-DSA-65:MLDSA65:2.16.840.1.101.3.4.3.18:id-ml-dsa-65",
-     "2.16.840.1.101.3.4.3.18", "id-ml-dsa-65", "ML-DSA-65"},
+     "2.16.840.1.101.3.4.3.18", "id-ml-dsa-65", "ML-DSA-65", "2.16.840.1.101.3.4.3.33",
+     "HASH-ML-DSA-65-WITH-SHA512:id-hash-ml-dsa-65-with-sha512:2.16.840.1.101.3.4.3.33"},
     {mldsa::ParamSet::ML_DSA_87, "ML-DSA-87:MLDSA87:2.16.840.1.101.3.4.3.19:id-ml-dsa-87",
-     "2.16.840.1.101.3.4.3.19", "id-ml-dsa-87", "ML-DSA-87"},
+     "2.16.840.1.101.3.4.3.19", "id-ml-dsa-87", "ML-DSA-87", "2.16.840.1.101.3.4.3.34",
+     "HASH-ML-DSA-87-WITH-SHA512:id-hash-ml-dsa-87-with-sha512:2.16.840.1.101.3.4.3.34"},
     // CRYSTALS-Dilithium round 3: oqs-provider's names and OIDs (IBM's arc),
     // which its keys and certificates carry.
     {mldsa::ParamSet::DILITHIUM2, "dilithium2:CRYSTALS-Dilithium2:1.3.6.1.4.1.2.267.7.4.4", "1.3.6.1.4.1.2.267.7.4.4",
-     "dilithium2", "dilithium2"},
+     "dilithium2", "dilithium2", nullptr, nullptr},
     {mldsa::ParamSet::DILITHIUM3, "dilithium3:CRYSTALS-Dilithium3:1.3.6.1.4.1.2.267.7.6.5", "1.3.6.1.4.1.2.267.7.6.5",
-     "dilithium3", "dilithium3"},
+     "dilithium3", "dilithium3", nullptr, nullptr},
     {mldsa::ParamSet::DILITHIUM5, "dilithium5:CRYSTALS-Dilithium5:1.3.6.1.4.1.2.267.7.8.7", "1.3.6.1.4.1.2.267.7.8.7",
-     "dilithium5", "dilithium5"},
+     "dilithium5", "dilithium5", nullptr, nullptr},
 };
 static_assert(sizeof(kVariants) / sizeof(kVariants[0]) == mldsa::PARAM_SET_COUNT);
 
@@ -97,6 +100,7 @@ Key* key_dup(const Key* k, int selection) {
   if (k == nullptr) return nullptr;
   Key* d = key_new(k->provctx, k->params->id);
   if (d == nullptr) return nullptr;
+  d->hash_ml_dsa = k->hash_ml_dsa;
   mldsa::Status st = mldsa::Status::ok;
   if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 && k->priv) {
     // The core's keys are immutable and not copyable: rebuild from the

@@ -18,6 +18,9 @@ struct Key {
   // carries its own public key (priv->public_key()).
   std::unique_ptr<mldsa::PrivateKey> priv;
   std::unique_ptr<mldsa::PublicKey> pub;  // only when there is no private key
+  // Read from a SubjectPublicKeyInfo / PKCS#8 under a HashML-DSA OID (id-hash-ml-dsa-xx-with-sha512,
+  // as some implementations write keys): the key signs and verifies HashML-DSA with SHA-512 only.
+  bool hash_ml_dsa = false;
 
   bool has_public() const { return priv || pub; }
   bool has_private() const { return priv != nullptr; }
@@ -32,6 +35,8 @@ struct Variant {
   const char* oid;       // "2.16.840.1.101.3.4.3.17"
   const char* sn;        // "id-ml-dsa-44"; "dilithium2"
   const char* name;      // "ML-DSA-44"; "dilithium2"
+  const char* hash_oid;    // HashML-DSA with SHA-512's OID, "2.16.840.1.101.3.4.3.32"; nullptr for round 3
+  const char* hash_names;  // its name list ("HASH-ML-DSA-44-WITH-SHA512:id-hash-ml-dsa-44-with-sha512:<oid>")
 };
 const Variant& variant(mldsa::ParamSet set);
 // Looks a variant up by any of its names ("ML-DSA-65", "MLDSA65", "id-ml-dsa-65",

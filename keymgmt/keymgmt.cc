@@ -324,6 +324,42 @@ const OSSL_DISPATCH kFunctions[] = {
     {0, nullptr},
 };
 
+// Keys under a HashML-DSA OID (id-hash-ml-dsa-xx-with-sha512). Decoded keys are ML-DSA-xx keys
+// marked hash_ml_dsa (so certificates whose signature maps to id-ml-dsa-xx verify); this key
+// type exists under the HashML-DSA names so that OpenSSL's decoder chain, which reaches a
+// decoder only through a key manager of its name, tries ours for those OIDs. Keys made through
+// it directly (EVP_PKEY_fromdata) are bound the same way and sign with HashML-DSA.
+template <mldsa::ParamSet S>
+void* km_hash_new(void* provctx) {
+  Key* k = key_new(static_cast<ProvCtx*>(provctx), S);
+  if (k != nullptr) k->hash_ml_dsa = true;
+  return k;
+}
+
+template <mldsa::ParamSet S>
+const char* km_hash_query_operation_name(int operation_id) {
+  return operation_id == OSSL_OP_SIGNATURE ? variant(S).hash_oid : nullptr;
+}
+
+template <mldsa::ParamSet S>
+const OSSL_DISPATCH kHashFunctions[] = {
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_NEW, km_hash_new<S>),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_FREE, km_free),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_DUP, km_dup),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_LOAD, km_load<S>),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, km_hash_query_operation_name<S>),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_HAS, km_has),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_MATCH, km_match),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_VALIDATE, km_validate),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT, km_import),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT, km_export),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_GET_PARAMS, km_get_params),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, km_gettable_params),
+    {0, nullptr},
+};
+
 }  // namespace
 
 const OSSL_ALGORITHM mldsa_keymgmt_algorithms[] = {
@@ -339,6 +375,12 @@ const OSSL_ALGORITHM mldsa_keymgmt_algorithms[] = {
      "Dilithium3 (CRYSTALS-Dilithium round 3), mldsa-accel"},
     {variant(mldsa::ParamSet::DILITHIUM5).names, "provider=mldsa-accel", kFunctions<mldsa::ParamSet::DILITHIUM5>,
      "Dilithium5 (CRYSTALS-Dilithium round 3), mldsa-accel"},
+    {variant(mldsa::ParamSet::ML_DSA_44).hash_names, "provider=mldsa-accel", kHashFunctions<mldsa::ParamSet::ML_DSA_44>,
+     "ML-DSA-44 key bound to HashML-DSA with SHA-512, mldsa-accel"},
+    {variant(mldsa::ParamSet::ML_DSA_65).hash_names, "provider=mldsa-accel", kHashFunctions<mldsa::ParamSet::ML_DSA_65>,
+     "ML-DSA-65 key bound to HashML-DSA with SHA-512, mldsa-accel"},
+    {variant(mldsa::ParamSet::ML_DSA_87).hash_names, "provider=mldsa-accel", kHashFunctions<mldsa::ParamSet::ML_DSA_87>,
+     "ML-DSA-87 key bound to HashML-DSA with SHA-512, mldsa-accel"},
     {nullptr, nullptr, nullptr, nullptr},
 };
 

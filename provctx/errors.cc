@@ -56,6 +56,13 @@ const OSSL_ITEM kReasons[] = {
     {R_PREHASH_UNSUPPORTED, const_cast<char*>("HashML-DSA needs an ML-DSA key (round-3 Dilithium has no pre-hash variant)")},
     {R_NULL_PARAM_DATA, const_cast<char*>("parameter data is NULL")},
     {R_NO_RANDOMNESS, const_cast<char*>("no random generator in the library context: activate the default provider")},
+    {R_WRONG_TRADITIONAL_KEY, const_cast<char*>("composite's traditional key of the wrong type, RSA size or curve")},
+    {R_TRADITIONAL_UNAVAILABLE, const_cast<char*>("composite's traditional algorithm not available (load the default provider)")},
+    {R_TRADITIONAL_FAILED, const_cast<char*>("composite's traditional half failed")},
+    {R_BAD_COMPOSITE_KEY, const_cast<char*>("malformed composite key")},
+    {R_BAD_COMPOSITE_SIGNATURE_LENGTH, const_cast<char*>("wrong length for a composite signature")},
+    {R_WRONG_COMPOSITE, const_cast<char*>("key is not of this composite algorithm")},
+    {R_HASH_ML_DSA_KEY, const_cast<char*>("key is bound to HashML-DSA: pure ML-DSA refused")},
     {0, nullptr},
 };
 // One string per reason, nothing else.

@@ -52,6 +52,13 @@ enum Reason : int {
   R_PREHASH_UNSUPPORTED,         // HashML-DSA (hash-ml-dsa) with a round-3 Dilithium key
   R_NULL_PARAM_DATA,             // an OSSL_PARAM whose data is NULL where bytes are needed (detail: its name)
   R_NO_RANDOMNESS,               // the library context has no random generator (no provider offering a DRBG is active)
+  R_WRONG_TRADITIONAL_KEY,       // a composite's traditional key of the wrong type, RSA size or curve
+  R_TRADITIONAL_UNAVAILABLE,     // a composite's traditional algorithm is not in the library context
+  R_TRADITIONAL_FAILED,          // a composite's traditional half failed (sign, keygen, encoding)
+  R_BAD_COMPOSITE_KEY,           // a composite key of the wrong length, or a half that does not parse
+  R_BAD_COMPOSITE_SIGNATURE_LENGTH,  // a composite signature too short or too long for its key
+  R_WRONG_COMPOSITE,             // a key of another algorithm given to a composite's operation
+  R_HASH_ML_DSA_KEY,             // a key bound to HashML-DSA used for pure ML-DSA
   R_END,                         // not a reason: one past the last (add new reasons above)
 };
 

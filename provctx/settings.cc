@@ -70,6 +70,9 @@ const Setting kTable[] = {
    "PKCS#8 private-key formats the encoders write, in order of preference", &S::output_formats},
   {"pkcs8_public_key", "MLDSA_ACCEL_PKCS8_PUBLIC_KEY", T::boolean, "no", "yes|no",
    "write PKCS#8 v2 (OneAsymmetricKey) with the public key in publicKey [1]", &S::pkcs8_public_key},
+  {"ml-dsa.hash_ml_dsa_key_oid", "MLDSA_ACCEL_HASH_ML_DSA_KEY_OID", T::boolean, "no", "yes|no",
+   "write a key read under a HashML-DSA OID (2.16.840.1.101.3.4.3.32-34) under that OID again (no: its ML-DSA OID)",
+   &S::hash_ml_dsa_key_oid},
   {"tls_dilithium", "MLDSA_ACCEL_TLS_DILITHIUM", T::boolean, "no", "yes|no",
    "offer round-3 Dilithium's TLS 1.3 code points (OpenSSL 3.2+)", &S::tls_dilithium},
   // The CPU.

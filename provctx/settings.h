@@ -24,6 +24,7 @@ struct Settings {
   std::string input_formats;   // "" = every format
   std::string output_formats;  // "" = the default order
   bool pkcs8_public_key = false;
+  bool hash_ml_dsa_key_oid = false;  // write keys read under a HashML-DSA OID under that OID again
   bool tls_dilithium = false;
   // The CPU.
   std::string cpu_backend = "auto";

@@ -1,11 +1,13 @@
 // provider.cc - OSSL_provider_init: the provider context, its parameters,
 // the algorithm tables and the OIDs it registers with the core.
+#include "keymgmt/composite_key.h"
 #include "keymgmt/keymgmt.h"
 #include "provider/capabilities.h"
 #include "provctx/errors.h"
 #include "provctx/provctx.h"
 #include "provider/instance.h"
 #include "route/test_hooks.h"
+#include "provider/composite_signature.h"
 #include "provider/signature.h"
 #ifdef MLDSA_HAVE_ENCODERS
 #include "encoders/encoders.h"
@@ -23,6 +25,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #ifndef MLDSA_ACCEL_VERSION
 #define MLDSA_ACCEL_VERSION "0.0.0"
@@ -128,14 +131,29 @@ int prov_get_params(void* provctx, OSSL_PARAM params[]) {
   return 1;
 }
 
+// One operation's algorithms: ML-DSA's table, then the composites'.
+std::vector<OSSL_ALGORITHM> joined(const OSSL_ALGORITHM* a, const OSSL_ALGORITHM* b) {
+  std::vector<OSSL_ALGORITHM> out;
+  for (const OSSL_ALGORITHM* t : {a, b})
+    for (; t->algorithm_names != nullptr; ++t) out.push_back(*t);
+  out.push_back({nullptr, nullptr, nullptr, nullptr});
+  return out;
+}
+
 const OSSL_ALGORITHM* prov_query_operation(void* /*provctx*/, int operation_id, int* no_cache) {
   *no_cache = 0;
-  switch (operation_id) {
-    case OSSL_OP_KEYMGMT: return mldsa_keymgmt_algorithms;
-    case OSSL_OP_SIGNATURE: return mldsa_signature_algorithms;
+  static const auto keymgmt = joined(mldsa_keymgmt_algorithms, composite_keymgmt_algorithms());
+  static const auto signature = joined(mldsa_signature_algorithms, composite_signature_algorithms());
 #ifdef MLDSA_HAVE_ENCODERS
-    case OSSL_OP_ENCODER: return mldsa_encoder_algorithms;
-    case OSSL_OP_DECODER: return mldsa_decoder_algorithms;
+  static const auto encoder = joined(mldsa_encoder_algorithms, composite_encoder_algorithms());
+  static const auto decoder = joined(mldsa_decoder_algorithms, composite_decoder_algorithms());
+#endif
+  switch (operation_id) {
+    case OSSL_OP_KEYMGMT: return keymgmt.data();
+    case OSSL_OP_SIGNATURE: return signature.data();
+#ifdef MLDSA_HAVE_ENCODERS
+    case OSSL_OP_ENCODER: return encoder.data();
+    case OSSL_OP_DECODER: return decoder.data();
 #endif
     default: return nullptr;
   }
@@ -212,7 +230,7 @@ std::string core_version(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f)
   return version;
 }
 
-// The ML-DSA and HashML-DSA OIDs, and their signature -> key type mapping,
+// The ML-DSA, HashML-DSA and composite OIDs, and their signature -> key type mapping,
 // which a 3.0 core does not know: X.509 verification looks them up. A core
 // that already has them (3.5+) reports success without change.
 bool register_objects(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) {
@@ -222,6 +240,10 @@ bool register_objects(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) {
   }
   for (const SignatureOid& o : signature_oids()) {
     if (!f.obj_add_sigid(handle, o.sn, nullptr, o.key_sn)) return false;
+  }
+  // The composites: one OID names both the key type and the signature (no separate digest).
+  for (const composite::Algorithm& a : composite::algorithms()) {
+    if (!f.obj_create(handle, a.oid, a.sn, a.name) || !f.obj_add_sigid(handle, a.sn, nullptr, a.sn)) return false;
   }
   return true;
 }

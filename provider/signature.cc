@@ -91,23 +91,26 @@ Algorithm pure(mldsa::ParamSet set, const char* description) {
   return {set, false, v.names, v.oid, v.sn, v.name, description};
 }
 
+// HashML-DSA with SHA-512: the names and OID the key table holds for it
+// (names: "HASH-ML-DSA-44-WITH-SHA512:id-hash-ml-dsa-44-with-sha512:<oid>").
+Algorithm hashed(mldsa::ParamSet set, const char* description) {
+  static const char* const sn[] = {"id-hash-ml-dsa-44-with-sha512", "id-hash-ml-dsa-65-with-sha512",
+                                   "id-hash-ml-dsa-87-with-sha512"};
+  static const char* const ln[] = {"HASH-ML-DSA-44-WITH-SHA512", "HASH-ML-DSA-65-WITH-SHA512",
+                                   "HASH-ML-DSA-87-WITH-SHA512"};
+  const Variant& v = variant(set);
+  const size_t i = static_cast<size_t>(set);
+  return {set, true, v.hash_names, v.hash_oid, sn[i], ln[i], description};
+}
+
 constexpr size_t kHashAlgorithms = 3;  // kAlgorithms[3 + i]: the SHA-512 HashML-DSA of kAlgorithms[i]
 const Algorithm kAlgorithms[] = {
     pure(mldsa::ParamSet::ML_DSA_44, "ML-DSA-44 (FIPS 204), mldsa-accel"),
     pure(mldsa::ParamSet::ML_DSA_65, "ML-DSA-65 (FIPS 204), mldsa-accel"),
     pure(mldsa::ParamSet::ML_DSA_87, "ML-DSA-87 (FIPS 204), mldsa-accel"),
-    {mldsa::ParamSet::ML_DSA_44, true,
-     "HASH-ML-DSA-44-WITH-SHA512:id-hash-ml-dsa-44-with-sha512:2.16.840.1.101.3.4.3.32",
-     "2.16.840.1.101.3.4.3.32", "id-hash-ml-dsa-44-with-sha512", "HASH-ML-DSA-44-WITH-SHA512",
-     "HashML-DSA-44 with SHA-512 (FIPS 204), mldsa-accel"},
-    {mldsa::ParamSet::ML_DSA_65, true,
-     "HASH-ML-DSA-65-WITH-SHA512:id-hash-ml-dsa-65-with-sha512:2.16.840.1.101.3.4.3.33",
-     "2.16.840.1.101.3.4.3.33", "id-hash-ml-dsa-65-with-sha512", "HASH-ML-DSA-65-WITH-SHA512",
-     "HashML-DSA-65 with SHA-512 (FIPS 204), mldsa-accel"},
-    {mldsa::ParamSet::ML_DSA_87, true,
-     "HASH-ML-DSA-87-WITH-SHA512:id-hash-ml-dsa-87-with-sha512:2.16.840.1.101.3.4.3.34",
-     "2.16.840.1.101.3.4.3.34", "id-hash-ml-dsa-87-with-sha512", "HASH-ML-DSA-87-WITH-SHA512",
-     "HashML-DSA-87 with SHA-512 (FIPS 204), mldsa-accel"},
+    hashed(mldsa::ParamSet::ML_DSA_44, "HashML-DSA-44 with SHA-512 (FIPS 204), mldsa-accel"),
+    hashed(mldsa::ParamSet::ML_DSA_65, "HashML-DSA-65 with SHA-512 (FIPS 204), mldsa-accel"),
+    hashed(mldsa::ParamSet::ML_DSA_87, "HashML-DSA-87 with SHA-512 (FIPS 204), mldsa-accel"),
     pure(mldsa::ParamSet::DILITHIUM2, "Dilithium2 (CRYSTALS-Dilithium round 3), mldsa-accel"),
     pure(mldsa::ParamSet::DILITHIUM3, "Dilithium3 (CRYSTALS-Dilithium round 3), mldsa-accel"),
     pure(mldsa::ParamSet::DILITHIUM5, "Dilithium5 (CRYSTALS-Dilithium round 3), mldsa-accel"),
@@ -234,6 +237,10 @@ bool is_xof(mldsa::HashAlg h) { return h == mldsa::HashAlg::SHAKE128 || h == mld
 // no context string, and a HashML-DSA request cannot also say that the
 // input is mu or M' (which would leave the hash unused).
 bool options_fit(SigCtx* c) {
+  if (c->key->hash_ml_dsa && (c->mu_input || c->encoding == 0)) {
+    MLDSA_RAISE_DETAIL(c->provctx, R_HASH_ML_DSA_KEY, "mu = 1 and message-encoding = 0 sign without the pre-hash");
+    return false;
+  }
   if (is_round3(c->alg) && c->context_len > 0) {
     MLDSA_RAISE(c->provctx, R_CONTEXT_UNSUPPORTED);
     return false;
@@ -514,7 +521,7 @@ bool set_hash_ml_dsa(SigCtx* c, const OSSL_PARAM* p) {
                            .c_str());
     return false;
   }
-  if (c->alg->prehash && h != mldsa::HashAlg::SHA2_512) {
+  if ((c->alg->prehash || (c->key != nullptr && c->key->hash_ml_dsa)) && h != mldsa::HashAlg::SHA2_512) {
     MLDSA_RAISE_DETAIL(c->provctx, R_UNSUPPORTED_DIGEST, "hash-ml-dsa: this algorithm's hash is SHA2-512");
     return false;
   }
@@ -589,7 +596,9 @@ int sig_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
   OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
   if (p != nullptr) {
     const Algorithm* a = c->alg;
-    if (c->prehash_by_param) {
+    if (c->key != nullptr && c->key->hash_ml_dsa && !a->prehash) {
+      a = &kAlgorithms[kHashAlgorithms + static_cast<size_t>(a->set)];
+    } else if (c->prehash_by_param) {
       if (c->hash != mldsa::HashAlg::SHA2_512) {
         MLDSA_RAISE_DETAIL(c->provctx, R_NOT_SUPPORTED,
                            (std::string("no AlgorithmIdentifier for HashML-DSA with ") + mldsa::hash_name(c->hash))
@@ -636,8 +645,11 @@ void* sig_dupctx(void* vctx) {
 }
 
 // Every init: the key (NULL keeps the previous one, as EVP's re-init does),
-// the operation, then the parameters.
-int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op, bool digest_input) {
+// the operation, then the parameters. A key read under a HashML-DSA OID makes
+// the operation HashML-DSA with SHA-512, as the HASH-ML-DSA-xx-WITH-SHA512
+// algorithm is; asked for as pure ML-DSA by name (the 3.4+ message API with
+// an ML-DSA algorithm), it is refused.
+int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op, bool digest_input, bool by_name = false) {
   if (c == nullptr) return 0;
   if (provkey != nullptr) {
     const Key* k = static_cast<const Key*>(provkey);
@@ -650,6 +662,16 @@ int init(SigCtx* c, void* provkey, const OSSL_PARAM params[], Op op, bool digest
   if (c->key == nullptr || (op == Op::sign ? !c->key->has_private() : !c->key->has_public())) {
     MLDSA_RAISE(c->provctx, R_MISSING_KEY);
     return 0;
+  }
+  if (c->key->hash_ml_dsa && !c->alg->prehash) {
+    if (by_name) {
+      MLDSA_RAISE_DETAIL(c->provctx, R_HASH_ML_DSA_KEY, "use HASH-ML-DSA-xx-WITH-SHA512 with this key");
+      return 0;
+    }
+    c->prehash = true;
+    c->hash = mldsa::HashAlg::SHA2_512;
+  } else if (!c->prehash_by_param) {
+    c->prehash = c->alg->prehash;
   }
   c->op = op;
   c->digest_input = digest_input;
@@ -685,10 +707,10 @@ int sig_verify_init(void* vctx, void* provkey, const OSSL_PARAM params[]) {
   return init(ctx_of(vctx), provkey, params, Op::verify, true);
 }
 int sig_message_sign_init(void* vctx, void* provkey, const OSSL_PARAM params[]) {
-  return init(ctx_of(vctx), provkey, params, Op::sign, false);
+  return init(ctx_of(vctx), provkey, params, Op::sign, false, true);
 }
 int sig_message_verify_init(void* vctx, void* provkey, const OSSL_PARAM params[]) {
-  return init(ctx_of(vctx), provkey, params, Op::verify, false);
+  return init(ctx_of(vctx), provkey, params, Op::verify, false, true);
 }
 int sig_digest_sign_init(void* vctx, const char* mdname, void* provkey, const OSSL_PARAM params[]) {
   SigCtx* c = ctx_of(vctx);

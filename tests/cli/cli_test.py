@@ -540,11 +540,66 @@ def refused_load_is_loud(o, v):
     check(b"mldsa-accel" in p.stdout and p.stderr == b"", "good config: %r" % p.stderr)
 
 
+def hash_ml_dsa_keys(o, v):
+    """ML-DSA keys written under the HashML-DSA OIDs (2.16.840.1.101.3.4.3.32-34) as the key
+    algorithm, as several implementations write them, built here byte by byte: SPKI and PKCS#8
+    load as keys bound to HashML-DSA with SHA-512; their signatures are HashML-DSA's (not pure
+    ML-DSA's, either way); a pure request is refused; a certificate with such a key and a
+    HashML-DSA signature verifies; ml-dsa.hash_ml_dsa_key_oid = yes writes the OID back."""
+    for name, last in (("ML-DSA-44", 0x20), ("ML-DSA-65", 0x21), ("ML-DSA-87", 0x22)):
+        seed, pk, _sk = v[name]
+        hoid = tlv(0x06, bytes([0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, last]))
+        o.write("h.p8.der", tlv(0x30, tlv(0x02, b"\x00") + tlv(0x30, hoid) + tlv(0x04, tlv(0x80, seed))))
+        o.write("h.spki.der", tlv(0x30, tlv(0x30, hoid) + tlv(0x03, b"\x00" + pk)))
+        o.write("p.spki.der", spki(name, pk))
+        o.run("pkey", "-inform", "DER", "-in", "h.p8.der", "-noout")
+        _, blocks = key_text(o, "h.spki.der", "-pubin", "-inform", "DER")
+        check(blocks.get("pub") == pk, name + ": the HashML-DSA-OID public key reads back wrong")
+        o.write("m.txt", b"hash-bound message\n")
+        o.run("pkeyutl", "-sign", "-inkey", "h.p8.der", "-keyform", "DER", "-rawin", "-in", "m.txt", "-out", "h.sig")
+        o.run("pkeyutl", "-sign", "-inkey", "h.p8.der", "-keyform", "DER", "-rawin", "-in", "m.txt", "-out", "x.sig",
+              "-pkeyopt", "hash-ml-dsa:SHA2-512")
+        for sig, key, good in (("h.sig", "h.spki.der", True), ("x.sig", "h.spki.der", True),
+                               ("h.sig", "p.spki.der", False)):
+            p = o.run("pkeyutl", "-verify", "-pubin", "-keyform", "DER", "-inkey", key, "-rawin", "-in", "m.txt",
+                      "-sigfile", sig, ok=good)
+            check((b"Signature Verified Successfully" in p.stdout) == good, "%s %s under %s" % (name, sig, key))
+        # A pure ML-DSA signature of the same message is no HashML-DSA signature.
+        o.write("p.p8.der", pkcs8(name, layout("seed-only", seed, b"", pk)))
+        o.run("pkeyutl", "-sign", "-inkey", "p.p8.der", "-keyform", "DER", "-rawin", "-in", "m.txt", "-out", "p.sig")
+        o.run("pkeyutl", "-verify", "-pubin", "-keyform", "DER", "-inkey", "h.spki.der", "-rawin", "-in", "m.txt",
+              "-sigfile", "p.sig", ok=False)
+        # Pure ML-DSA asked for with the bound key: refused, named.
+        p = o.run("pkeyutl", "-sign", "-inkey", "h.p8.der", "-keyform", "DER", "-rawin", "-in", "m.txt",
+                  "-out", "y.sig", "-pkeyopt", "message-encoding:0", ok=False)
+        expect_stderr(p, "key is bound to HashML-DSA: pure ML-DSA refused")
+        p = o.run("pkeyutl", "-sign", "-inkey", "h.p8.der", "-keyform", "DER", "-rawin", "-in", "m.txt",
+                  "-out", "y.sig", "-pkeyopt", "hash-ml-dsa:SHA2-256", ok=False)
+        expect_stderr(p, "unsupported digest")
+        # Certificates: with ml-dsa.hash_ml_dsa_key_oid = yes the key is written under its
+        # HashML-DSA OID and the certificate (HashML-DSA signature) verifies. By default the key is
+        # written under its ML-DSA OID (RFC 9881); the signature stays HashML-DSA's, which 3.0's
+        # X.509 code would check as pure ML-DSA under such a key: only the OIDs are checked then.
+        for setting, count in (("no", 2), ("yes", 3)):
+            conf = o.conf("h-%s.cnf" % setting, hash_ml_dsa_key_oid=setting)
+            o.run("req", "-x509", "-new", "-key", "h.p8.der", "-keyform", "DER", "-subj", "/CN=hash-ml-dsa",
+                  "-days", "2", "-outform", "DER", "-out", "c.der", conf=conf)
+            der = o.read("c.der")
+            check(der.count(hoid) == count, "%s, hash_ml_dsa_key_oid = %s: %d HashML-DSA OIDs in the certificate"
+                  % (name, setting, der.count(hoid)))
+            if setting == "yes":
+                o.run("x509", "-inform", "DER", "-in", "c.der", "-out", "c.pem")
+                o.run("verify", "-check_ss_sig", "-CAfile", "c.pem", "c.pem")
+        o.run("pkey", "-inform", "DER", "-in", "h.p8.der", "-pubout", "-outform", "DER", "-out", "back.der",
+              conf=o.conf("h-yes.cnf", hash_ml_dsa_key_oid="yes"))
+        check(o.read("back.der") == o.read("h.spki.der"), name + ": SPKI not written back under its HashML-DSA OID")
+
+
 CASES = {f.__name__: f for f in [
     genpkey_random_text, genpkey_hexseed_known_answer, pubout_pem_and_der, private_der_round_trip,
     encrypted_pem_round_trip, pkeyutl_context_and_deterministic, pkeyutl_context_too_long, req_x509_self_signed,
     x509_issue_leaf_and_verify, dgst_sign_verify, pkcs8_output_formats, pkcs8_input_formats, malformed_key_files,
-    refused_load_is_loud, pkcs8_v2_public_key,
+    refused_load_is_loud, pkcs8_v2_public_key, hash_ml_dsa_keys,
 ]}
 
 
