@@ -8,6 +8,7 @@
 #include <openssl/params.h>
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -41,10 +42,24 @@ Router::Router(const RouterConfig& cfg) : cfg_(cfg) {}
 
 Router::Router(const RouterConfig& cfg, std::shared_ptr<BatchExecutor> executor, std::string devices)
     : cfg_(cfg) {
-  std::call_once(probed_, [&] { install(std::move(executor), std::move(devices)); });
+  claim_start();
+  install(std::move(executor), std::move(devices));
 }
 
+Router::Router(const RouterConfig& cfg, MakeExecutor make) : cfg_(cfg), make_(std::move(make)) {}
+
 Router::~Router() {
+  if (forked()) {
+    // Nothing of the engine is ours: its threads (and the starter) live in
+    // the parent, and destroying it here would wait for them forever.
+    (void)starter_.release();
+    (void)queue_.release();
+    new std::shared_ptr<BatchExecutor>(std::move(executor_));
+    new std::shared_ptr<CheckedExecutor>(std::move(checked_));
+    return;
+  }
+  // An engine being built is finished first: its start cannot be cancelled.
+  if (starter_ != nullptr && starter_->joinable()) starter_->join();
   stop();
   // report = yes: where the work went, for programs that cannot ask
   // (openssl speed, servers).
@@ -52,15 +67,18 @@ Router::~Router() {
     const RouterCounters c = counters();
     std::fprintf(stderr,
                  "mldsa-accel: %llu requests on the CPU, %llu through the batch queue (%llu batches, mean %.1f; "
-                 "%llu failed, %llu requests recomputed on the CPU); GPU: %s; measured: %s\n",
+                 "%llu failed, %llu requests recomputed on the CPU); device results checked on the CPU: %llu, "
+                 "wrong: %llu%s; GPU: %s; measured: %s\n",
                  static_cast<unsigned long long>(c.cpu), static_cast<unsigned long long>(c.queued),
                  static_cast<unsigned long long>(c.batches), c.mean_batch,
                  static_cast<unsigned long long>(c.failed_batches), static_cast<unsigned long long>(c.fallbacks),
+                 static_cast<unsigned long long>(c.checks.signatures_checked + c.checks.verdicts_checked +
+                                                 c.checks.keys_checked),
+                 static_cast<unsigned long long>(c.checks.wrong),
+                 c.checks.out_of_service ? " (device taken out of service)" : "",
                  probed() ? devices_.c_str() : "not probed",
                  policy() != nullptr ? policy()->describe().c_str() : "nothing");
   }
-  // A forked child cannot destroy the parent's queue (see BatchQueue::forked).
-  if (probed() && queue_ != nullptr && queue_->forked()) (void)queue_.release();
 }
 
 std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* error, bool* no_gpu) {
@@ -73,7 +91,7 @@ std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* err
   if (!check_test_settings(cfg.test, error)) return nullptr;
   std::unique_ptr<Router> r(new Router(cfg));
   if (cfg.gpu == GpuMode::on) {
-    std::call_once(r->probed_, [&] { r->probe(); });
+    r->start_and_wait();
     if (r->executor_ == nullptr) {
       *error = "gpu = on, but " + r->devices_;
       if (no_gpu != nullptr) *no_gpu = true;
@@ -83,8 +101,46 @@ std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* err
   return r;
 }
 
-// Chooses the executor: the test hook, else the GPU engine (CUDA initialises here).
+bool Router::claim_start() {
+  int idle = kIdle;
+  if (!start_.compare_exchange_strong(idle, kStarting, std::memory_order_acq_rel)) return false;
+  start_pid_.store(getpid(), std::memory_order_release);
+  return true;
+}
+
+bool Router::forked() const {
+  const pid_t pid = start_pid_.load(std::memory_order_acquire);
+  return pid != 0 && pid != getpid();
+}
+
+void Router::start_in_background() {
+  if (start_.load(std::memory_order_acquire) != kIdle || !claim_start()) return;
+  try {
+    starter_ = std::make_unique<std::thread>([this] { probe(); });
+  } catch (...) {
+    install(nullptr, "none: cannot start a thread to build the GPU engine");
+  }
+}
+
+void Router::start_and_wait() {
+  if (forked()) return;
+  if (claim_start()) {
+    probe();
+    return;
+  }
+  std::unique_lock<std::mutex> lock(start_m_);
+  start_cv_.wait(lock, [this] { return probed(); });
+}
+
+// Chooses the executor: the test hook, else the GPU engine (CUDA initialises
+// here). Runs once, on the background thread or in start_and_wait().
 void Router::probe() {
+  if (make_) {
+    std::string devices;
+    std::shared_ptr<BatchExecutor> e = make_(&devices);
+    install(std::move(e), std::move(devices));
+    return;
+  }
   if (cfg_.gpu == GpuMode::off) {
     install(nullptr, "none: gpu = off");
     return;
@@ -113,8 +169,9 @@ void Router::probe() {
 void Router::install(std::shared_ptr<BatchExecutor> executor, std::string devices) {
   devices_ = std::move(devices);
   if (executor != nullptr) {
-    executor = with_test_faults(std::move(executor), cfg_.test);
-    executor_ = std::move(executor);
+    checked_ = std::make_shared<CheckedExecutor>(with_test_faults(std::move(executor), cfg_.test),
+                                                 cfg_.verify_audit, cfg_.fault_limit);
+    executor_ = checked_;
     // Batches that fill every device (its resident tasks) where that is more
     // than the default, unless gpu_max_batch says; room for two of them.
     QueueLimits limits = cfg_.limits;
@@ -133,15 +190,24 @@ void Router::install(std::shared_ptr<BatchExecutor> executor, std::string device
         },
         [this](const mldsa::Params& p, BatchOp op, size_t n, int64_t ns) { policy_->device_sample(p, op, n, ns); });
   }
-  probed_done_.store(true, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(start_m_);
+    start_.store(kDone, std::memory_order_release);
+    probed_done_.store(true, std::memory_order_release);
+  }
+  start_cv_.notify_all();
 }
 
 BatchQueue* Router::queue_for(const Request& r) {
   if (cfg_.gpu == GpuMode::off) return nullptr;
   // Hedged signing without a DRBG draws from the OS inside the core: CPU only.
   if (r.op == BatchOp::sign && r.rnd == nullptr) return nullptr;
-  std::call_once(probed_, [this] { probe(); });
-  if (queue_ == nullptr || !executor_->supports(r.op)) return nullptr;
+  if (forked()) return nullptr;
+  if (!probed()) {  // never wait for the engine: the CPU until it is ready
+    start_in_background();
+    return nullptr;
+  }
+  if (queue_ == nullptr || !executor_->supports(r.op) || checked_->out_of_service()) return nullptr;
   const int64_t until = cpu_only_until_.load(std::memory_order_relaxed);
   if (until != 0 && now_ns() < until) return nullptr;
   return queue_.get();
@@ -240,17 +306,20 @@ RouterCounters Router::counters() const {
     c.fallbacks = s.fallbacks;
     c.mean_batch = s.batches ? static_cast<double>(s.requests - s.drained) / static_cast<double>(s.batches) : 0.0;
   }
+  if (probed() && checked_ != nullptr) c.checks = checked_->stats();
   return c;
 }
 
 const std::string& Router::gpu_devices() {
-  std::call_once(probed_, [this] { probe(); });
+  static const std::string kForked = "none: a process forked from the one that started the GPU engine";
+  if (forked()) return kForked;
+  start_and_wait();
   return devices_;
 }
 
 void Router::stop() {
   // After a probe only: stopping must not initialise the GPU.
-  if (probed() && queue_ != nullptr) queue_->stop();
+  if (probed() && !forked() && queue_ != nullptr) queue_->stop();
 }
 
 }  // namespace mldsa::route

@@ -34,6 +34,8 @@ struct RouterConfig {
   QueueLimits limits;
   bool max_batch_set = false, queue_depth_set = false;  // else sized from the devices
   std::chrono::milliseconds error_cooldown{1000};  // after an executor error, new work goes to the CPU
+  uint64_t verify_audit = 16;  // one device accept in this many re-checked on the CPU (1: all)
+  uint64_t fault_limit = 3;    // wrong device results before the device is taken out of service
   std::string cpu_backend;                          // empty: leave the core's choice alone
   bool report = false;                              // print where the work went at the end
   gpu::EngineConfig engine;                         // chunk_items follows limits.max_batch
