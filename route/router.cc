@@ -270,6 +270,61 @@ bool Router::worth_the_device(const Request& r, size_t inflight, bool async) {
   return policy_->use_device(*r.params, r.op, d, now);
 }
 
+void Router::run_many(std::span<Request> rs, unsigned threads) {
+  const size_t n = rs.size();
+  if (n == 0) return;
+  constexpr size_t kGrain = 8;  // items a CPU thread takes at a time
+  std::atomic<size_t> next{0};
+  auto cpu_grain = [&]() -> bool {
+    const size_t first = next.fetch_add(kGrain, std::memory_order_relaxed);
+    if (first >= n) return false;
+    const size_t end = std::min(n, first + kGrain);
+    for (size_t i = first; i < end; ++i) run_on_cpu(rs[i]);
+    cpu_.fetch_add(end - first, std::memory_order_relaxed);
+    return true;
+  };
+  // A feeder: batches to the queue while the device is usable, else CPU grains.
+  auto feed = [&] {
+    std::vector<Request*> batch;
+    for (;;) {
+      BatchQueue* q = queue_for(rs[0]);
+      if (q == nullptr) {
+        if (!cpu_grain()) return;
+        continue;
+      }
+      // Half of what is left, at most a batch: the device is not handed a
+      // tail the CPU threads would finish sooner.
+      const size_t seen = next.load(std::memory_order_relaxed);
+      if (seen >= n) return;
+      const size_t want = std::clamp<size_t>((n - seen + 1) / 2, 1, q->limits().max_batch);
+      const size_t first = next.fetch_add(want, std::memory_order_relaxed);
+      if (first >= n) return;
+      const size_t end = std::min(n, first + want);
+      batch.clear();
+      for (size_t i = first; i < end; ++i) batch.push_back(&rs[i]);
+      const size_t taken = q->submit_many(batch);
+      queued_.fetch_add(taken, std::memory_order_relaxed);
+      for (size_t i = taken; i < batch.size(); ++i) run_on_cpu(*batch[i]);
+      cpu_.fetch_add(batch.size() - taken, std::memory_order_relaxed);
+      queue_full_.fetch_add(batch.size() - taken, std::memory_order_relaxed);
+    }
+  };
+  const bool device = cfg_.gpu != GpuMode::off && !(rs[0].op == BatchOp::sign && rs[0].rnd == nullptr);
+  std::vector<std::thread> pool;
+  auto start = [&](auto f) {
+    try {
+      pool.emplace_back(f);
+    } catch (...) {  // fewer threads: the others (and this one) do the work
+    }
+  };
+  if (device && n > kGrain)
+    for (int i = 0; i < 2; ++i) start(feed);
+  for (unsigned t = 1; t < threads && (t + 1) * kGrain <= n; ++t) start([&] { while (cpu_grain()) {} });
+  while (cpu_grain()) {
+  }
+  for (std::thread& th : pool) th.join();
+}
+
 mldsa::Status Router::sign(const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* rnd,
                            uint8_t* sig) {
   Request r;

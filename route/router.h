@@ -71,6 +71,14 @@ class Router {
   mldsa::Status verify(const mldsa::PublicKey& key, const uint8_t mu[mldsa::MU_BYTES],
                        std::span<const uint8_t> sig);
 
+  // Bulk work (the C API, include/mldsa_accel/batch.h): computes every
+  // request in rs (sign requests with rnd set) on `threads` CPU threads
+  // (this one among them), which take small grains from the front of the
+  // list, while two feeder threads hand the GPU batches of up to the batch
+  // limit from the same list, once the engine is ready: whichever side is
+  // faster takes more. No policy question: the shared list balances them.
+  void run_many(std::span<Request> rs, unsigned threads);
+
   RouterCounters counters() const;
   // What the measured policy knows (nullptr before a GPU is installed).
   const RoutePolicy* policy() const { return probed() ? policy_.get() : nullptr; }
