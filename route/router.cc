@@ -90,6 +90,7 @@ std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* err
   // Bad simulated-device settings refuse the load, not the first bulk request.
   if (!check_test_settings(cfg.test, error)) return nullptr;
   std::unique_ptr<Router> r(new Router(cfg));
+  if (cfg.gpu == GpuMode::off) r->install(nullptr, "none: gpu = off");  // nothing to start
   if (cfg.gpu == GpuMode::on) {
     r->start_and_wait();
     if (r->executor_ == nullptr) {
