@@ -170,9 +170,12 @@ void Router::probe() {
 void Router::install(std::shared_ptr<BatchExecutor> executor, std::string devices) {
   devices_ = std::move(devices);
   if (executor != nullptr) {
-    checked_ = std::make_shared<CheckedExecutor>(with_test_faults(std::move(executor), cfg_.test),
-                                                 cfg_.verify_audit, cfg_.fault_limit);
-    executor_ = checked_;
+    executor = with_test_faults(std::move(executor), cfg_.test);
+    if (cfg_.check_device_results) {
+      checked_ = std::make_shared<CheckedExecutor>(std::move(executor), cfg_.verify_audit, cfg_.fault_limit);
+      executor = checked_;
+    }
+    executor_ = std::move(executor);
     // Batches that fill every device (its resident tasks) where that is more
     // than the default, unless gpu_max_batch says; room for two of them.
     QueueLimits limits = cfg_.limits;
@@ -208,7 +211,8 @@ BatchQueue* Router::queue_for(const Request& r) {
     start_in_background();
     return nullptr;
   }
-  if (queue_ == nullptr || !executor_->supports(r.op) || checked_->out_of_service()) return nullptr;
+  if (queue_ == nullptr || !executor_->supports(r.op) || (checked_ != nullptr && checked_->out_of_service()))
+    return nullptr;
   const int64_t until = cpu_only_until_.load(std::memory_order_relaxed);
   if (until != 0 && now_ns() < until) return nullptr;
   return queue_.get();
