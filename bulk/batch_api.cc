@@ -225,7 +225,7 @@ long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size
     for (size_t i = 0, k = 0; i < n; ++i)
       if (valid[i]) items[i].status = status_of(rs[k++].status);
     for (Work& w : work) mldsa::secure_zero(w.rnd.data(), w.rnd.size());
-    return count_failed(&items[0].status, sizeof *items, n);
+    return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
     return MLDSA_ACCEL_ERR_MEMORY;
   }
@@ -264,7 +264,7 @@ long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, 
     ctx->router->run_many(rs, ctx->threads);
     for (size_t i = 0, k = 0; i < n; ++i)
       if (valid[i]) items[i].status = status_of(rs[k++].status);
-    return count_failed(&items[0].status, sizeof *items, n);
+    return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
     return MLDSA_ACCEL_ERR_MEMORY;
   }
@@ -299,7 +299,7 @@ long mldsa_accel_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_key
     }
     mldsa::secure_zero(seed, sizeof seed);
   });
-  return count_failed(&items[0].status, sizeof *items, n);
+  return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
 }
 
 int mldsa_accel_batch_stats(mldsa_accel_batch* ctx, mldsa_accel_stats* out) {

@@ -92,6 +92,8 @@ int main(void) {
 
   /* Error codes. */
   CHECK(mldsa_accel_sign(NULL, si, 1, 0) == MLDSA_ACCEL_ERR_ARGUMENT);
+  CHECK(mldsa_accel_sign(ctx, NULL, 0, 0) == 0);
+  CHECK(mldsa_accel_verify(ctx, NULL, 0) == 0);
   CHECK(mldsa_accel_verify(ctx, NULL, 1) == MLDSA_ACCEL_ERR_ARGUMENT);
   CHECK(mldsa_accel_keygen(ctx, "ML-DSA-13", kg, 1) == MLDSA_ACCEL_ERR_ARGUMENT);
   mldsa_accel_key* bad = NULL;
