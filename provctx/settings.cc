@@ -98,6 +98,12 @@ const Setting kTable[] = {
    false, 1, 1u << 24},
   {"gpu_error_cooldown_ms", "MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS", T::number, "1000", "0..3600000",
    "after a GPU error, new work runs on the CPU for this long", &S::gpu_error_cooldown_ms, false, 0, 3600000},
+  {"gpu_verify_audit", "MLDSA_ACCEL_GPU_VERIFY_AUDIT", T::number, "1", "1..1000000",
+   "one GPU verify accept in this many is re-checked on the CPU (1: every one; rejects always are)",
+   &S::gpu_verify_audit, false, 1, 1000000},
+  {"gpu_fault_limit", "MLDSA_ACCEL_GPU_FAULT_LIMIT", T::number, "3", "1..1000000",
+   "wrong GPU results (caught by the CPU's checks) after which the GPU is no longer used", &S::gpu_fault_limit,
+   false, 1, 1000000},
   {"report", "MLDSA_ACCEL_REPORT", T::boolean, "no", "yes|no",
    "at unload, print on stderr where the work went (CPU, GPU batches, fallbacks)", &S::report},
   // The GPU engine.

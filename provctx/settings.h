@@ -37,6 +37,8 @@ struct Settings {
   uint64_t gpu_idle_flush_us = 50;
   std::optional<uint64_t> gpu_queue_depth;  // unset: 8192, at least two batches
   uint64_t gpu_error_cooldown_ms = 1000;
+  uint64_t gpu_verify_audit = 1;
+  uint64_t gpu_fault_limit = 3;
   bool report = false;
   // The GPU engine (kernels/engine.h).
   std::string gpu_devices;  // "" = every device

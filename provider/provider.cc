@@ -48,6 +48,10 @@ constexpr const char* PARAM_QUEUE_FULL = "requests-queue-full";   // uint64: ref
 constexpr const char* PARAM_BATCHES = "batches";                  // uint64: handed to the executor
 constexpr const char* PARAM_MEAN_BATCH = "mean-batch-size";       // utf8 "12.50" (or a double, if asked for one)
 constexpr const char* PARAM_FALLBACKS = "fallbacks";              // uint64: items recomputed after executor errors
+constexpr const char* PARAM_DEVICE_CHECKED = "device-results-checked";  // uint64: device results checked on the CPU
+constexpr const char* PARAM_DEVICE_WRONG = "device-wrong-results";      // uint64: of those, wrong (recomputed on the CPU)
+constexpr const char* PARAM_DEVICE_REDONE = "device-batches-redone";    // uint64: verify batches redone after a wrong verdict
+constexpr const char* PARAM_GPU_OUT_OF_SERVICE = "gpu-out-of-service";  // int: 1 once gpu_fault_limit wrong results were seen
 constexpr const char* PARAM_GPU_POLICY = "gpu-policy";            // utf8: "measured" or "always"
 constexpr const char* PARAM_GPU_MAX_BATCH = "gpu-max-batch";      // uint64: the batch limit in use (0: no GPU)
 constexpr const char* PARAM_GPU_MODEL = "gpu-model";              // utf8 string: what the policy measured, per lane
@@ -67,6 +71,10 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_uint64(PARAM_BATCHES, nullptr),
     OSSL_PARAM_utf8_string(PARAM_MEAN_BATCH, nullptr, 0),
     OSSL_PARAM_uint64(PARAM_FALLBACKS, nullptr),
+    OSSL_PARAM_uint64(PARAM_DEVICE_CHECKED, nullptr),
+    OSSL_PARAM_uint64(PARAM_DEVICE_WRONG, nullptr),
+    OSSL_PARAM_uint64(PARAM_DEVICE_REDONE, nullptr),
+    OSSL_PARAM_int(PARAM_GPU_OUT_OF_SERVICE, nullptr),
     OSSL_PARAM_utf8_ptr(PARAM_GPU_POLICY, nullptr, 0),
     OSSL_PARAM_uint64(PARAM_GPU_MAX_BATCH, nullptr),
     OSSL_PARAM_utf8_string(PARAM_GPU_MODEL, nullptr, 0),
@@ -100,10 +108,15 @@ bool routing_params(route::Router& router, OSSL_PARAM params[]) {
   const std::pair<const char*, uint64_t> numbers[] = {
       {PARAM_REQUESTS_CPU, c.cpu}, {PARAM_REQUESTS_QUEUED, c.queued}, {PARAM_QUEUE_FULL, c.queue_full},
       {PARAM_BATCHES, c.batches},  {PARAM_FALLBACKS, c.fallbacks},
+      {PARAM_DEVICE_CHECKED, c.checks.signatures_checked + c.checks.verdicts_checked + c.checks.keys_checked},
+      {PARAM_DEVICE_WRONG, c.checks.wrong}, {PARAM_DEVICE_REDONE, c.checks.batches_redone},
   };
   for (const auto& [name, value] : numbers) {
     if ((p = OSSL_PARAM_locate(params, name)) != nullptr && !OSSL_PARAM_set_uint64(p, value)) return false;
   }
+  if ((p = OSSL_PARAM_locate(params, PARAM_GPU_OUT_OF_SERVICE)) != nullptr &&
+      !OSSL_PARAM_set_int(p, c.checks.out_of_service ? 1 : 0))
+    return false;
   if ((p = OSSL_PARAM_locate(params, PARAM_MEAN_BATCH)) != nullptr) {
     // Declared as text ("12.50"), which `openssl list -providers -verbose`
     // can print; a caller asking for a double gets one.

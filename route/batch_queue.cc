@@ -42,11 +42,28 @@ bool BatchQueue::forked() const {
   return owner != 0 && owner != getpid();
 }
 
+size_t BatchQueue::submit_many(std::span<Request* const> rs) {
+  if (forked()) return 0;
+  size_t taken = 0;
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    while (taken < rs.size() && rs[taken]->completion.arm(wait_fds_) && push_locked(*rs[taken])) ++taken;
+    cv_.notify_one();
+  }
+  refused_.fetch_add(rs.size() - taken, std::memory_order_relaxed);
+  for (size_t i = 0; i < taken; ++i) rs[i]->completion.wait();
+  return taken;
+}
+
 bool BatchQueue::push(Request& r) {
   // A forked child: the dispatcher stayed in the parent, and m_ may have been
   // held by it at the fork, so not even the lock is touched. CPU from now on.
   if (forked()) return false;
   std::lock_guard<std::mutex> lock(m_);
+  return push_locked(r);
+}
+
+bool BatchQueue::push_locked(Request& r) {
   if (stopping_ || pending_ >= limits_.capacity) return false;
   if (!dispatcher_.joinable()) {
     try {

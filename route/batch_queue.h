@@ -64,6 +64,10 @@ class BatchQueue {
   // the request was not taken (queue full, stopping, wait ctx unusable):
   // nothing of r was touched and the caller computes it itself.
   bool submit(Request& r);
+  // Queues the requests (threads' requests, not ASYNC jobs') under one lock,
+  // so they form batches of up to max_batch, and waits for them all. Returns
+  // how many of the first ones were taken; the caller computes the rest.
+  size_t submit_many(std::span<Request* const> rs);
 
   // Completes every request still waiting on the CPU and joins the dispatcher;
   // submit() refuses from then on. Idempotent.
@@ -87,6 +91,7 @@ class BatchQueue {
   static constexpr size_t kBuckets = mldsa::PARAM_SET_COUNT * kBatchOps;  // (parameter set, operation)
 
   bool push(Request& r);
+  bool push_locked(Request& r);
   void run();
   void execute(std::span<Request* const> batch);
 

@@ -8,6 +8,7 @@
 #include <openssl/params.h>
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -41,10 +42,24 @@ Router::Router(const RouterConfig& cfg) : cfg_(cfg) {}
 
 Router::Router(const RouterConfig& cfg, std::shared_ptr<BatchExecutor> executor, std::string devices)
     : cfg_(cfg) {
-  std::call_once(probed_, [&] { install(std::move(executor), std::move(devices)); });
+  claim_start();
+  install(std::move(executor), std::move(devices));
 }
 
+Router::Router(const RouterConfig& cfg, MakeExecutor make) : cfg_(cfg), make_(std::move(make)) {}
+
 Router::~Router() {
+  if (forked()) {
+    // Nothing of the engine is ours: its threads (and the starter) live in
+    // the parent, and destroying it here would wait for them forever.
+    (void)starter_.release();
+    (void)queue_.release();
+    new std::shared_ptr<BatchExecutor>(std::move(executor_));
+    new std::shared_ptr<CheckedExecutor>(std::move(checked_));
+    return;
+  }
+  // An engine being built is finished first: its start cannot be cancelled.
+  if (starter_ != nullptr && starter_->joinable()) starter_->join();
   stop();
   // report = yes: where the work went, for programs that cannot ask
   // (openssl speed, servers).
@@ -52,15 +67,18 @@ Router::~Router() {
     const RouterCounters c = counters();
     std::fprintf(stderr,
                  "mldsa-accel: %llu requests on the CPU, %llu through the batch queue (%llu batches, mean %.1f; "
-                 "%llu failed, %llu requests recomputed on the CPU); GPU: %s; measured: %s\n",
+                 "%llu failed, %llu requests recomputed on the CPU); device results checked on the CPU: %llu, "
+                 "wrong: %llu%s; GPU: %s; measured: %s\n",
                  static_cast<unsigned long long>(c.cpu), static_cast<unsigned long long>(c.queued),
                  static_cast<unsigned long long>(c.batches), c.mean_batch,
                  static_cast<unsigned long long>(c.failed_batches), static_cast<unsigned long long>(c.fallbacks),
+                 static_cast<unsigned long long>(c.checks.signatures_checked + c.checks.verdicts_checked +
+                                                 c.checks.keys_checked),
+                 static_cast<unsigned long long>(c.checks.wrong),
+                 c.checks.out_of_service ? " (device taken out of service)" : "",
                  probed() ? devices_.c_str() : "not probed",
                  policy() != nullptr ? policy()->describe().c_str() : "nothing");
   }
-  // A forked child cannot destroy the parent's queue (see BatchQueue::forked).
-  if (probed() && queue_ != nullptr && queue_->forked()) (void)queue_.release();
 }
 
 std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* error, bool* no_gpu) {
@@ -72,8 +90,9 @@ std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* err
   // Bad simulated-device settings refuse the load, not the first bulk request.
   if (!check_test_settings(cfg.test, error)) return nullptr;
   std::unique_ptr<Router> r(new Router(cfg));
+  if (cfg.gpu == GpuMode::off) r->install(nullptr, "none: gpu = off");  // nothing to start
   if (cfg.gpu == GpuMode::on) {
-    std::call_once(r->probed_, [&] { r->probe(); });
+    r->start_and_wait();
     if (r->executor_ == nullptr) {
       *error = "gpu = on, but " + r->devices_;
       if (no_gpu != nullptr) *no_gpu = true;
@@ -83,8 +102,46 @@ std::unique_ptr<Router> Router::create(const RouterConfig& cfg, std::string* err
   return r;
 }
 
-// Chooses the executor: the test hook, else the GPU engine (CUDA initialises here).
+bool Router::claim_start() {
+  int idle = kIdle;
+  if (!start_.compare_exchange_strong(idle, kStarting, std::memory_order_acq_rel)) return false;
+  start_pid_.store(getpid(), std::memory_order_release);
+  return true;
+}
+
+bool Router::forked() const {
+  const pid_t pid = start_pid_.load(std::memory_order_acquire);
+  return pid != 0 && pid != getpid();
+}
+
+void Router::start_in_background() {
+  if (start_.load(std::memory_order_acquire) != kIdle || !claim_start()) return;
+  try {
+    starter_ = std::make_unique<std::thread>([this] { probe(); });
+  } catch (...) {
+    install(nullptr, "none: cannot start a thread to build the GPU engine");
+  }
+}
+
+void Router::start_and_wait() {
+  if (forked()) return;
+  if (claim_start()) {
+    probe();
+    return;
+  }
+  std::unique_lock<std::mutex> lock(start_m_);
+  start_cv_.wait(lock, [this] { return probed(); });
+}
+
+// Chooses the executor: the test hook, else the GPU engine (CUDA initialises
+// here). Runs once, on the background thread or in start_and_wait().
 void Router::probe() {
+  if (make_) {
+    std::string devices;
+    std::shared_ptr<BatchExecutor> e = make_(&devices);
+    install(std::move(e), std::move(devices));
+    return;
+  }
   if (cfg_.gpu == GpuMode::off) {
     install(nullptr, "none: gpu = off");
     return;
@@ -114,6 +171,10 @@ void Router::install(std::shared_ptr<BatchExecutor> executor, std::string device
   devices_ = std::move(devices);
   if (executor != nullptr) {
     executor = with_test_faults(std::move(executor), cfg_.test);
+    if (cfg_.check_device_results) {
+      checked_ = std::make_shared<CheckedExecutor>(std::move(executor), cfg_.verify_audit, cfg_.fault_limit);
+      executor = checked_;
+    }
     executor_ = std::move(executor);
     // Batches that fill every device (its resident tasks) where that is more
     // than the default, unless gpu_max_batch says; room for two of them.
@@ -133,15 +194,25 @@ void Router::install(std::shared_ptr<BatchExecutor> executor, std::string device
         },
         [this](const mldsa::Params& p, BatchOp op, size_t n, int64_t ns) { policy_->device_sample(p, op, n, ns); });
   }
-  probed_done_.store(true, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(start_m_);
+    start_.store(kDone, std::memory_order_release);
+    probed_done_.store(true, std::memory_order_release);
+  }
+  start_cv_.notify_all();
 }
 
 BatchQueue* Router::queue_for(const Request& r) {
   if (cfg_.gpu == GpuMode::off) return nullptr;
   // Hedged signing without a DRBG draws from the OS inside the core: CPU only.
   if (r.op == BatchOp::sign && r.rnd == nullptr) return nullptr;
-  std::call_once(probed_, [this] { probe(); });
-  if (queue_ == nullptr || !executor_->supports(r.op)) return nullptr;
+  if (forked()) return nullptr;
+  if (!probed()) {  // never wait for the engine: the CPU until it is ready
+    start_in_background();
+    return nullptr;
+  }
+  if (queue_ == nullptr || !executor_->supports(r.op) || (checked_ != nullptr && checked_->out_of_service()))
+    return nullptr;
   const int64_t until = cpu_only_until_.load(std::memory_order_relaxed);
   if (until != 0 && now_ns() < until) return nullptr;
   return queue_.get();
@@ -204,6 +275,61 @@ bool Router::worth_the_device(const Request& r, size_t inflight, bool async) {
   return policy_->use_device(*r.params, r.op, d, now);
 }
 
+void Router::run_many(std::span<Request> rs, unsigned threads) {
+  const size_t n = rs.size();
+  if (n == 0) return;
+  constexpr size_t kGrain = 8;  // items a CPU thread takes at a time
+  std::atomic<size_t> next{0};
+  auto cpu_grain = [&]() -> bool {
+    const size_t first = next.fetch_add(kGrain, std::memory_order_relaxed);
+    if (first >= n) return false;
+    const size_t end = std::min(n, first + kGrain);
+    for (size_t i = first; i < end; ++i) run_on_cpu(rs[i]);
+    cpu_.fetch_add(end - first, std::memory_order_relaxed);
+    return true;
+  };
+  // A feeder: batches to the queue while the device is usable, else CPU grains.
+  auto feed = [&] {
+    std::vector<Request*> batch;
+    for (;;) {
+      BatchQueue* q = queue_for(rs[0]);
+      if (q == nullptr) {
+        if (!cpu_grain()) return;
+        continue;
+      }
+      // Half of what is left, at most a batch: the device is not handed a
+      // tail the CPU threads would finish sooner.
+      const size_t seen = next.load(std::memory_order_relaxed);
+      if (seen >= n) return;
+      const size_t want = std::clamp<size_t>((n - seen + 1) / 2, 1, q->limits().max_batch);
+      const size_t first = next.fetch_add(want, std::memory_order_relaxed);
+      if (first >= n) return;
+      const size_t end = std::min(n, first + want);
+      batch.clear();
+      for (size_t i = first; i < end; ++i) batch.push_back(&rs[i]);
+      const size_t taken = q->submit_many(batch);
+      queued_.fetch_add(taken, std::memory_order_relaxed);
+      for (size_t i = taken; i < batch.size(); ++i) run_on_cpu(*batch[i]);
+      cpu_.fetch_add(batch.size() - taken, std::memory_order_relaxed);
+      queue_full_.fetch_add(batch.size() - taken, std::memory_order_relaxed);
+    }
+  };
+  const bool device = cfg_.gpu != GpuMode::off && !(rs[0].op == BatchOp::sign && rs[0].rnd == nullptr);
+  std::vector<std::thread> pool;
+  auto start = [&](auto f) {
+    try {
+      pool.emplace_back(f);
+    } catch (...) {  // fewer threads: the others (and this one) do the work
+    }
+  };
+  if (device && n > kGrain)
+    for (int i = 0; i < 2; ++i) start(feed);
+  for (unsigned t = 1; t < threads && (t + 1) * kGrain <= n; ++t) start([&] { while (cpu_grain()) {} });
+  while (cpu_grain()) {
+  }
+  for (std::thread& th : pool) th.join();
+}
+
 mldsa::Status Router::sign(const mldsa::PrivateKey& key, const uint8_t mu[mldsa::MU_BYTES], const uint8_t* rnd,
                            uint8_t* sig) {
   Request r;
@@ -240,17 +366,20 @@ RouterCounters Router::counters() const {
     c.fallbacks = s.fallbacks;
     c.mean_batch = s.batches ? static_cast<double>(s.requests - s.drained) / static_cast<double>(s.batches) : 0.0;
   }
+  if (probed() && checked_ != nullptr) c.checks = checked_->stats();
   return c;
 }
 
 const std::string& Router::gpu_devices() {
-  std::call_once(probed_, [this] { probe(); });
+  static const std::string kForked = "none: a process forked from the one that started the GPU engine";
+  if (forked()) return kForked;
+  start_and_wait();
   return devices_;
 }
 
 void Router::stop() {
   // After a probe only: stopping must not initialise the GPU.
-  if (probed() && queue_ != nullptr) queue_->stop();
+  if (probed() && !forked() && queue_ != nullptr) queue_->stop();
 }
 
 }  // namespace mldsa::route

@@ -32,6 +32,8 @@ RouterConfig router_config(const prov::Settings& s) {
     c.queue_depth_set = true;
   }
   c.error_cooldown = std::chrono::milliseconds(s.gpu_error_cooldown_ms);
+  c.verify_audit = s.gpu_verify_audit;
+  c.fault_limit = s.gpu_fault_limit;
   c.cpu_backend = s.cpu_backend;
   c.report = s.report;
   c.engine = engine_config(s);

@@ -34,6 +34,11 @@ struct RouterConfig {
   QueueLimits limits;
   bool max_batch_set = false, queue_depth_set = false;  // else sized from the devices
   std::chrono::milliseconds error_cooldown{1000};  // after an executor error, new work goes to the CPU
+  uint64_t verify_audit = 1;  // one device accept in this many re-checked on the CPU (1: all)
+  uint64_t fault_limit = 3;    // wrong device results before the device is taken out of service
+  // Not a setting: only the route policy's tests turn it off, to model an
+  // ideal device whose cost is not the CPU's checks of it.
+  bool check_device_results = true;
   std::string cpu_backend;                          // empty: leave the core's choice alone
   bool report = false;                              // print where the work went at the end
   gpu::EngineConfig engine;                         // chunk_items follows limits.max_batch

@@ -42,7 +42,7 @@ bool fault_mode() {
 bool no_cooldown() { return env_is("MLDSA_ACCEL_GPU_ERROR_COOLDOWN_MS", "0"); }
 
 struct Counters {
-  uint64_t cpu = 0, queued = 0, full = 0, batches = 0, fallbacks = 0, max_batch = 0;
+  uint64_t cpu = 0, queued = 0, full = 0, batches = 0, fallbacks = 0, max_batch = 0, wrong = 0;
   double mean = 0;
   std::string backend, tuning, devices, policy, model;
 };
@@ -66,6 +66,7 @@ Counters counters(OSSL_PROVIDER* prov) {
       OSSL_PARAM_uint64("requests-queue-full", &c.full),
       OSSL_PARAM_uint64("batches", &c.batches),
       OSSL_PARAM_uint64("fallbacks", &c.fallbacks),
+      OSSL_PARAM_uint64("device-wrong-results", &c.wrong),
       OSSL_PARAM_double("mean-batch-size", &c.mean),
       OSSL_PARAM_END,
   };
@@ -181,6 +182,12 @@ TEST_F(RoutedEvp, ThreadsGetTheCoresSignatures) {
   }
   if (fault_mode() && no_cooldown()) {
     EXPECT_GT(after.fallbacks, before.fallbacks);
+  }
+  // Corrupt device outputs: the CPU's checks caught some (and the results
+  // above are all right).
+  const char* faults = std::getenv("MLDSA_ACCEL_SIM_FAULTS");
+  if (sim_mode() && queue_mode() && faults != nullptr && std::string(faults).find("corrupt") != std::string::npos) {
+    EXPECT_GT(after.wrong, before.wrong);
   }
 }
 

@@ -23,7 +23,9 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -276,6 +278,7 @@ class SlowExecutor final : public BatchExecutor {
 RouterConfig measured_policy() {
   RouterConfig cfg = queue_everything(64, 1000us);
   cfg.policy = GpuPolicy::measured;
+  cfg.check_device_results = false;  // the oracle is an ideal device: no CPU checks in its cost
   return cfg;
 }
 
@@ -849,6 +852,256 @@ TEST(GpuExecutor, HungKernelTimesOutAndFallsBack) {
     EXPECT_GT(router->counters().fallbacks, 0u);
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 60s);
+}
+
+}  // namespace
+}  // namespace mldsa::route
+
+// ---------------------------------------------------------------------------
+// The CPU's checks of device results (route/checked_executor.h): with the
+// simulated device's corrupt faults (a flipped output byte, unreported) no
+// wrong signature or verdict reaches a caller.
+
+namespace mldsa::route {
+namespace {
+
+using gpu::SimFault;
+using gpu::SimFaultKind;
+using gpu::SimOp;
+
+// Faults from the first call on: no self-test (it would refuse the device).
+std::shared_ptr<BatchExecutor> faulty_executor(std::vector<SimFault> faults) {
+  gpu::EngineConfig ec = small_engine();
+  ec.self_test = false;
+  return sim_executor(1, std::move(faults), ec);
+}
+
+RouterConfig checked_config(uint64_t audit, uint64_t limit) {
+  RouterConfig cfg = queue_everything(8, 500us);
+  cfg.verify_audit = audit;
+  cfg.fault_limit = limit;
+  return cfg;
+}
+
+// Every corrupt configuration of issue 33, with every accept audited: 0 wrong.
+TEST(CheckedExecutor, CorruptDeviceResultsNeverLeave) {
+  const std::vector<std::vector<SimFault>> configs = {
+      {SimFault{-1, SimOp::launch_verify, 2, false, SimFaultKind::corrupt}},
+      {SimFault{-1, SimOp::launch_sign_loop, 2, false, SimFaultKind::corrupt}},
+      {SimFault{-1, SimOp::copy_to_host, 9, true, SimFaultKind::corrupt},
+       SimFault{-1, SimOp::launch_sign_loop, 2, true, SimFaultKind::corrupt}},
+      {SimFault{-1, SimOp::launch_verify, 3, true, SimFaultKind::corrupt}},
+  };
+  auto keys = all_keys();
+  auto cs = cases(keys, 60);
+  for (size_t k = 0; k < configs.size(); ++k) {
+    std::shared_ptr<BatchExecutor> gpu = faulty_executor(configs[k]);
+    ASSERT_NE(gpu, nullptr);
+    Router router(checked_config(1, 1000000), gpu, gpu->description());
+    EXPECT_EQ(run_threads(router, cs, 8), 0u) << "fault configuration " << k;
+    const RouterCounters c = router.counters();
+    EXPECT_GT(c.queued, 0u);
+    EXPECT_GT(c.checks.wrong, 0u) << "configuration " << k << ": no corrupt result was caught (none injected?)";
+    EXPECT_GT(c.checks.signatures_checked, 0u);
+    EXPECT_GT(c.checks.verdicts_checked, 0u);
+  }
+}
+
+// Without faults: every device signature is verified, rejects are all
+// re-checked, accepts one in audit_every, and nothing is found wrong.
+TEST(CheckedExecutor, AuditsAShareOfAccepts) {
+  std::shared_ptr<BatchExecutor> gpu = sim_executor(1);
+  auto keys = all_keys();
+  auto cs = cases(keys, 64);
+  Router router(checked_config(4, 3), gpu, gpu->description());
+  EXPECT_EQ(run_threads(router, cs, 8), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_EQ(c.checks.wrong, 0u);
+  EXPECT_EQ(c.checks.signatures_checked, cs.size());
+  // 64 rejects (all) plus about a quarter of the 64 accepts.
+  EXPECT_GE(c.checks.verdicts_checked, 64u + 64u / 4 - 1);
+  EXPECT_LE(c.checks.verdicts_checked, 64u + 64u / 4 + 1);
+}
+
+// A device that keeps making wrong signatures is taken out after
+// fault_limit of them: later requests run on the CPU.
+TEST(CheckedExecutor, RepeatedFaultsTakeTheDeviceOut) {
+  std::shared_ptr<BatchExecutor> gpu =
+      faulty_executor({SimFault{-1, SimOp::launch_sign_loop, 1, true, SimFaultKind::corrupt}});
+  auto keys = all_keys();
+  auto cs = cases(keys, 40);
+  Router router(checked_config(16, 3), gpu, gpu->description());
+  EXPECT_EQ(run_threads(router, cs, 4), 0u);
+  const RouterCounters c = router.counters();
+  EXPECT_GE(c.checks.wrong, 3u);
+  EXPECT_TRUE(c.checks.out_of_service);
+  EXPECT_GT(c.cpu, 0u);
+}
+
+// Device keygen is recomputed on the CPU: a corrupt key never leaves.
+TEST(CheckedExecutor, CorruptKeysNeverLeave) {
+  std::shared_ptr<BatchExecutor> gpu =
+      faulty_executor({SimFault{-1, SimOp::launch_keygen, 1, false, SimFaultKind::corrupt}});
+  CheckedExecutor checked(gpu, 1, 1000);
+  const Params& p = params(ParamSet::ML_DSA_65);
+  std::vector<std::array<uint8_t, SEED_BYTES>> seeds(5);
+  std::vector<std::vector<uint8_t>> pks(5, std::vector<uint8_t>(p.pk_bytes)), sks(5, std::vector<uint8_t>(p.sk_bytes));
+  std::vector<Request> rs(5);
+  std::vector<Request*> batch;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    for (size_t j = 0; j < SEED_BYTES; ++j) seeds[i][j] = static_cast<uint8_t>(i * 3 + j);
+    rs[i].op = BatchOp::keygen;
+    rs[i].params = &p;
+    rs[i].seed = seeds[i].data();
+    rs[i].pk_out = pks[i].data();
+    rs[i].sk_out = sks[i].data();
+    batch.push_back(&rs[i]);
+  }
+  std::string why;
+  ASSERT_TRUE(checked.keygen(p, batch, &why)) << why;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    std::unique_ptr<PrivateKey> k;
+    ASSERT_EQ(PrivateKey::from_seed(p, seeds[i], k), Status::ok);
+    EXPECT_EQ(rs[i].status, Status::ok);
+    EXPECT_TRUE(std::equal(pks[i].begin(), pks[i].end(), k->public_key().encoded().begin()));
+    EXPECT_TRUE(std::equal(sks[i].begin(), sks[i].end(), k->encoded().begin()));
+  }
+  EXPECT_GT(checked.stats().wrong, 0u);
+}
+
+}  // namespace
+}  // namespace mldsa::route
+
+// ---------------------------------------------------------------------------
+// The engine starts on a background thread: no request waits for it, and a
+// forked child never builds one because its parent was building one.
+
+namespace mldsa::route {
+namespace {
+
+// An executor factory that blocks until opened: the engine's start, held.
+struct HeldStart {
+  std::mutex m;
+  std::condition_variable cv;
+  bool open = false;
+  std::atomic<int> calls{0};
+  Router::MakeExecutor make() {
+    return [this](std::string* devices) {
+      calls.fetch_add(1);
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [this] { return open; });
+      *devices = "test executor";
+      return make_cpu_executor();
+    };
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      open = true;
+    }
+    cv.notify_all();
+  }
+};
+
+// Signs case c through the router on another thread; false if that took over 20 s (it waited).
+bool signs_without_waiting(Router& router, const Case& c) {
+  std::vector<uint8_t> sig(c.expected.size());
+  auto f = std::async(std::launch::async, [&] { return router.sign(*c.key, c.mu.data(), c.rnd.data(), sig.data()); });
+  if (f.wait_for(20s) != std::future_status::ready) return false;
+  return f.get() == Status::ok && sig == c.expected;
+}
+
+TEST(RouterStart, RequestsRunOnTheCpuUntilTheEngineIsReady) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 6);
+  HeldStart start;
+  {
+    Router router(queue_everything(4, 200us), start.make());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(signs_without_waiting(router, cs[i])) << "a request waited for the engine";
+    EXPECT_FALSE(router.engine_ready());
+    EXPECT_EQ(router.counters().cpu, 3u);
+    EXPECT_EQ(router.counters().queued, 0u);
+    EXPECT_EQ(start.calls.load(), 1) << "one start, whatever the number of requests";
+    start.release();
+    EXPECT_EQ(router.gpu_devices(), "test executor");  // waits for the start
+    EXPECT_TRUE(router.engine_ready());
+    EXPECT_EQ(run_threads(router, cs, 2), 0u);
+    EXPECT_GT(router.counters().queued, 0u);
+  }
+  EXPECT_EQ(start.calls.load(), 1);
+}
+
+// Destroying the router while its engine is starting waits for the start to
+// end (it cannot be cancelled), and loses nothing.
+TEST(RouterStart, DestroyedWhileStarting) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 1);
+  HeldStart start;
+  auto router = std::make_unique<Router>(queue_everything(4, 200us), start.make());
+  ASSERT_TRUE(signs_without_waiting(*router, cs[0]));
+  std::thread opener([&] {
+    std::this_thread::sleep_for(50ms);
+    start.release();
+  });
+  router.reset();
+  opener.join();
+  EXPECT_EQ(start.calls.load(), 1);
+}
+
+// fork() while the parent's engine is starting: the child computes on the
+// CPU, starts no engine of its own, does not wait for the parent's, and
+// destroys its router without hanging.
+TEST(RouterStart, ForkedChildOfAStartingParentStartsNoEngine) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 3);
+  HeldStart start;
+  auto router = std::make_unique<Router>(queue_everything(4, 200us), start.make());
+  ASSERT_TRUE(signs_without_waiting(*router, cs[0]));  // the start is under way, held
+  ASSERT_EQ(start.calls.load(), 1);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(20);  // a hang fails the test instead of blocking it
+    std::vector<uint8_t> sig(cs[1].expected.size());
+    const bool ok = router->sign(*cs[1].key, cs[1].mu.data(), cs[1].rnd.data(), sig.data()) == Status::ok &&
+                    sig == cs[1].expected;
+    const bool described = router->gpu_devices().rfind("none: a process forked", 0) == 0;
+    const bool no_start = start.calls.load() == 1 && !router->engine_ready();
+    const bool on_cpu = router->counters().cpu == 2 && router->counters().queued == 0;
+    router.reset();
+    _exit(ok && described && no_start && on_cpu ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "child killed (hung?)";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child started an engine, waited for one, or computed wrongly";
+  start.release();
+  EXPECT_EQ(router->gpu_devices(), "test executor");
+  EXPECT_TRUE(signs_without_waiting(*router, cs[2]));
+}
+
+// A child forked from a parent whose engine is ready uses the CPU.
+TEST(RouterStart, ForkedChildOfAReadyParentUsesTheCpu) {
+  auto keys = all_keys();
+  auto cs = cases(keys, 2);
+  HeldStart start;
+  start.release();
+  auto router = std::make_unique<Router>(queue_everything(1, 0us), start.make());
+  ASSERT_EQ(router->gpu_devices(), "test executor");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(20);
+    std::vector<uint8_t> sig(cs[1].expected.size());
+    const bool ok = router->sign(*cs[1].key, cs[1].mu.data(), cs[1].rnd.data(), sig.data()) == Status::ok &&
+                    sig == cs[1].expected && router->counters().cpu == 1 && router->counters().queued == 0;
+    router.reset();
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "child killed (hung?)";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -65,7 +65,11 @@ struct Loaded {
                     EVP_PKEY_keygen(gen, &pkey) == 1;
     EVP_PKEY_CTX_free(gen);
     if (!ok) ERR_print_errors_fp(stderr);
-    return ok;
+    // The executor starts in the background at the first bulk request, which
+    // runs on the CPU meanwhile; asking for gpu-devices waits until it is ready.
+    const char* devices = nullptr;
+    OSSL_PARAM q[] = {OSSL_PARAM_utf8_ptr("gpu-devices", &devices, 0), OSSL_PARAM_END};
+    return ok && OSSL_PROVIDER_get_params(prov, q) == 1;
   }
   void unload() {
     EVP_PKEY_free(pkey);

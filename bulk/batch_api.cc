@@ -1,0 +1,321 @@
+// batch_api.cc - the bulk C API (include/mldsa_accel/batch.h) on the router:
+// keys decoded once, mu and rnd made for every item on the CPU cores, then
+// Router::run_many computes the items on the CPU and the GPU.
+#include "mldsa_accel/batch.h"
+
+#include "cpu/mldsa.h"
+#include "route/router.h"
+#include "route/test_hooks.h"
+
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+using mldsa::Status;
+
+struct mldsa_accel_batch {
+  std::unique_ptr<mldsa::route::Router> router;
+  unsigned threads = 1;
+};
+
+struct mldsa_accel_key {
+  const mldsa::Params* params = nullptr;
+  std::unique_ptr<mldsa::PrivateKey> priv;  // private keys
+  std::unique_ptr<mldsa::PublicKey> pub;    // public keys
+  const mldsa::PublicKey& public_key() const { return priv ? priv->public_key() : *pub; }
+};
+
+namespace {
+
+int status_of(Status s) {
+  switch (s) {
+    case Status::ok: return MLDSA_ACCEL_OK;
+    case Status::verify_failed: return MLDSA_ACCEL_VERIFY_FAILED;
+    case Status::bad_pk_length:
+    case Status::bad_sk_length:
+    case Status::bad_seed_length:
+    case Status::sk_s1_out_of_range:
+    case Status::sk_s2_out_of_range:
+    case Status::sk_t0_mismatch:
+    case Status::sk_tr_mismatch: return MLDSA_ACCEL_ERR_KEY;
+    case Status::bad_sig_length:
+    case Status::sig_malformed_hint: return MLDSA_ACCEL_ERR_SIGNATURE;
+    case Status::context_too_long:
+    case Status::context_unsupported: return MLDSA_ACCEL_ERR_CONTEXT;
+    case Status::rng_failure: return MLDSA_ACCEL_ERR_RANDOM;
+    default: return MLDSA_ACCEL_ERR_INTERNAL;
+  }
+}
+
+// f(i) for i in [0, n) on up to `threads` threads (the caller's among them).
+template <typename F>
+void parallel_for(size_t n, unsigned threads, F f) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads && t * 4 < n; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (...) {
+      break;
+    }
+  }
+  work();
+  for (std::thread& th : pool) th.join();
+}
+
+// mu = H(tr || M') of an item's message and context (the key's scheme).
+Status make_mu(const mldsa_accel_key& k, const uint8_t* msg, size_t msg_len, const uint8_t* ctx, size_t ctx_len,
+               uint8_t mu[mldsa::MU_BYTES]) {
+  mldsa::MuBuilder b;
+  const Status st = b.init_message(*k.params, k.public_key().tr(), {ctx, ctx_len});
+  if (st != Status::ok) return st;
+  b.update({msg, msg_len});
+  b.final(mu);
+  return Status::ok;
+}
+
+// Per item: its request and the mu (and rnd) it points to.
+struct Work {
+  std::array<uint8_t, mldsa::MU_BYTES> mu;
+  std::array<uint8_t, mldsa::MAX_RND_BYTES> rnd;
+};
+
+long count_failed(const int* first, size_t stride_bytes, size_t n) {
+  long failed = 0;
+  for (size_t i = 0; i < n; ++i)
+    failed += *reinterpret_cast<const int*>(reinterpret_cast<const char*>(first) + i * stride_bytes) != MLDSA_ACCEL_OK;
+  return failed;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* mldsa_accel_status_string(int status) {
+  switch (status) {
+    case MLDSA_ACCEL_OK: return "ok";
+    case MLDSA_ACCEL_VERIFY_FAILED: return "signature does not verify";
+    case MLDSA_ACCEL_ERR_ARGUMENT: return "bad argument (null pointer, unknown algorithm or buffer too small)";
+    case MLDSA_ACCEL_ERR_KEY: return "malformed key";
+    case MLDSA_ACCEL_ERR_CONTEXT: return "context string too long or not allowed";
+    case MLDSA_ACCEL_ERR_SIGNATURE: return "malformed signature";
+    case MLDSA_ACCEL_ERR_RANDOM: return "random source failed";
+    case MLDSA_ACCEL_ERR_MEMORY: return "out of memory";
+    case MLDSA_ACCEL_ERR_CONFIG: return "bad MLDSA_ACCEL_* setting";
+    case MLDSA_ACCEL_ERR_INTERNAL: return "internal error";
+    default: return "unknown status";
+  }
+}
+
+mldsa_accel_batch* mldsa_accel_batch_new(int* status, char* error, size_t error_size) {
+  auto fail = [&](int st, const std::string& why) -> mldsa_accel_batch* {
+    if (status != nullptr) *status = st;
+    if (error != nullptr && error_size > 0) {
+      const size_t len = std::min(why.size(), error_size - 1);
+      std::memcpy(error, why.data(), len);
+      error[len] = '\0';
+    }
+    return nullptr;
+  };
+  try {
+    mldsa::prov::Settings s;
+    std::string why;
+    if (!mldsa::prov::apply_environment(s, mldsa::route::test_hooks_built(), &why)) return fail(MLDSA_ACCEL_ERR_CONFIG, why);
+    auto ctx = std::make_unique<mldsa_accel_batch>();
+    ctx->router = mldsa::route::Router::create(mldsa::route::router_config(s), &why);
+    if (ctx->router == nullptr) return fail(MLDSA_ACCEL_ERR_CONFIG, why);
+    ctx->threads = std::max(1u, std::thread::hardware_concurrency());
+    if (status != nullptr) *status = MLDSA_ACCEL_OK;
+    return ctx.release();
+  } catch (const std::bad_alloc&) {
+    return fail(MLDSA_ACCEL_ERR_MEMORY, "out of memory");
+  } catch (...) {
+    return fail(MLDSA_ACCEL_ERR_INTERNAL, "internal error");
+  }
+}
+
+void mldsa_accel_batch_free(mldsa_accel_batch* ctx) { delete ctx; }
+
+int mldsa_accel_key_new(const char* alg, int is_private, const uint8_t* bytes, size_t len, mldsa_accel_key** out) {
+  if (out == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  *out = nullptr;
+  const mldsa::Params* p = alg != nullptr ? mldsa::params_by_name(alg) : nullptr;
+  if (p == nullptr || (bytes == nullptr && len != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    auto k = std::make_unique<mldsa_accel_key>();
+    k->params = p;
+    Status st;
+    if (is_private)
+      st = len == mldsa::SEED_BYTES ? mldsa::PrivateKey::from_seed(*p, {bytes, len}, k->priv)
+                                    : mldsa::PrivateKey::from_sk(*p, {bytes, len}, k->priv);
+    else
+      st = mldsa::PublicKey::decode(*p, {bytes, len}, k->pub);
+    if (st != Status::ok) return MLDSA_ACCEL_ERR_KEY;
+    *out = k.release();
+    return MLDSA_ACCEL_OK;
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
+}
+
+void mldsa_accel_key_free(mldsa_accel_key* key) { delete key; }  // the core's key objects zero themselves
+
+int mldsa_accel_key_public(const mldsa_accel_key* key, uint8_t* out, size_t* len) {
+  if (key == nullptr || len == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  const auto pk = key->public_key().encoded();
+  const size_t room = *len;
+  *len = pk.size();
+  if (out == nullptr || room < pk.size()) return MLDSA_ACCEL_ERR_ARGUMENT;
+  std::memcpy(out, pk.data(), pk.size());
+  return MLDSA_ACCEL_OK;
+}
+
+size_t mldsa_accel_signature_size(const mldsa_accel_key* key) { return key != nullptr ? key->params->sig_bytes : 0; }
+
+long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags) {
+  if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    std::vector<Work> work(n);
+    std::vector<char> valid(n, 0);
+    parallel_for(n, ctx->threads, [&](size_t i) {
+      mldsa_accel_sign_item& it = items[i];
+      Work& w = work[i];
+      if (it.key == nullptr || it.key->priv == nullptr || it.sig == nullptr ||
+          it.sig_size < it.key->params->sig_bytes || (it.msg == nullptr && it.msg_len != 0) ||
+          (it.ctx == nullptr && it.ctx_len != 0)) {
+        it.status = it.key != nullptr && it.key->priv == nullptr ? MLDSA_ACCEL_ERR_KEY : MLDSA_ACCEL_ERR_ARGUMENT;
+        return;
+      }
+      const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, w.mu.data());
+      if (st != Status::ok) {
+        it.status = status_of(st);
+        return;
+      }
+      w.rnd.fill(0);
+      if (!(flags & MLDSA_ACCEL_DETERMINISTIC) &&
+          RAND_priv_bytes(w.rnd.data(), static_cast<int>(it.key->params->rnd_bytes)) != 1) {
+        it.status = MLDSA_ACCEL_ERR_RANDOM;
+        return;
+      }
+      valid[i] = 1;
+    });
+    std::vector<mldsa::route::Request> rs(static_cast<size_t>(std::count(valid.begin(), valid.end(), 1)));
+    for (size_t i = 0, k = 0; i < n; ++i) {
+      if (!valid[i]) continue;
+      mldsa::route::Request& r = rs[k++];
+      r.op = mldsa::route::BatchOp::sign;
+      r.params = items[i].key->params;
+      r.priv = items[i].key->priv.get();
+      r.mu = work[i].mu.data();
+      r.rnd = work[i].rnd.data();
+      r.sig_out = items[i].sig;
+    }
+    ctx->router->run_many(rs, ctx->threads);
+    for (size_t i = 0, k = 0; i < n; ++i)
+      if (valid[i]) items[i].status = status_of(rs[k++].status);
+    for (Work& w : work) mldsa::secure_zero(w.rnd.data(), w.rnd.size());
+    return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
+}
+
+long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n) {
+  if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    std::vector<Work> work(n);
+    std::vector<char> valid(n, 0);
+    parallel_for(n, ctx->threads, [&](size_t i) {
+      mldsa_accel_verify_item& it = items[i];
+      if (it.key == nullptr || (it.sig == nullptr && it.sig_len != 0) || (it.msg == nullptr && it.msg_len != 0) ||
+          (it.ctx == nullptr && it.ctx_len != 0)) {
+        it.status = MLDSA_ACCEL_ERR_ARGUMENT;
+        return;
+      }
+      const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, work[i].mu.data());
+      if (st != Status::ok) {
+        it.status = status_of(st);
+        return;
+      }
+      valid[i] = 1;
+    });
+    std::vector<mldsa::route::Request> rs(static_cast<size_t>(std::count(valid.begin(), valid.end(), 1)));
+    for (size_t i = 0, k = 0; i < n; ++i) {
+      if (!valid[i]) continue;
+      mldsa::route::Request& r = rs[k++];
+      r.op = mldsa::route::BatchOp::verify;
+      r.params = items[i].key->params;
+      r.pub = &items[i].key->public_key();
+      r.mu = work[i].mu.data();
+      r.sig = items[i].sig;
+      r.sig_len = items[i].sig_len;
+    }
+    ctx->router->run_many(rs, ctx->threads);
+    for (size_t i = 0, k = 0; i < n; ++i)
+      if (valid[i]) items[i].status = status_of(rs[k++].status);
+    return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
+}
+
+long mldsa_accel_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n) {
+  const mldsa::Params* p = alg != nullptr ? mldsa::params_by_name(alg) : nullptr;
+  if (ctx == nullptr || p == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
+  parallel_for(n, ctx->threads, [&](size_t i) {
+    mldsa_accel_keygen_item& it = items[i];
+    if (it.pk == nullptr || it.sk == nullptr || it.pk_size < p->pk_bytes || it.sk_size < p->sk_bytes) {
+      it.status = MLDSA_ACCEL_ERR_ARGUMENT;
+      return;
+    }
+    uint8_t seed[mldsa::SEED_BYTES];
+    if (it.seed != nullptr) std::memcpy(seed, it.seed, sizeof seed);
+    else if (!mldsa::os_random(seed, sizeof seed)) {
+      it.status = MLDSA_ACCEL_ERR_RANDOM;
+      return;
+    }
+    std::unique_ptr<mldsa::PrivateKey> key;
+    try {
+      const Status st = mldsa::PrivateKey::from_seed(*p, seed, key);
+      it.status = status_of(st);
+      if (st == Status::ok) {
+        std::memcpy(it.pk, key->public_key().encoded().data(), p->pk_bytes);
+        std::memcpy(it.sk, key->encoded().data(), p->sk_bytes);
+        if (it.seed_out != nullptr) std::memcpy(it.seed_out, seed, sizeof seed);
+      }
+    } catch (const std::bad_alloc&) {
+      it.status = MLDSA_ACCEL_ERR_MEMORY;
+    }
+    mldsa::secure_zero(seed, sizeof seed);
+  });
+  return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
+}
+
+int mldsa_accel_batch_stats(mldsa_accel_batch* ctx, mldsa_accel_stats* out) {
+  if (ctx == nullptr || out == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  const mldsa::route::RouterCounters c = ctx->router->counters();
+  *out = mldsa_accel_stats{};
+  out->items_cpu = c.cpu;
+  out->items_device = c.queued;
+  out->batches = c.batches;
+  out->device_checked = c.checks.signatures_checked + c.checks.verdicts_checked + c.checks.keys_checked;
+  out->device_wrong = c.checks.wrong;
+  out->device_out_of_service = c.checks.out_of_service ? 1 : 0;
+  // Never waits for the engine: "starting" until it is ready.
+  const std::string devices = ctx->router->engine_ready() ? ctx->router->gpu_devices() : std::string("starting");
+  std::snprintf(out->devices, sizeof out->devices, "%s", devices.c_str());
+  return MLDSA_ACCEL_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,135 @@
+/* batch.h - the bulk C API of mldsa-accel: many ML-DSA signatures,
+ * verifications or key generations in one call, on every CPU core and the GPU
+ * (when there is one), through the same router, engine, checks and CPU
+ * fallback as the OpenSSL provider. Library: libmldsa-accel-batch.so.0
+ * (pkg-config mldsa-accel-batch). See docs/BULK.md.
+ *
+ * Thread safety: a context may be used by many threads at once; keys are
+ * read-only after mldsa_accel_key_new and may be shared by any number of
+ * items, calls and threads. Item arrays belong to their call until it
+ * returns. After fork(), a child may use a context made in the parent: its
+ * work then runs on the CPU (the GPU engine stays the parent's).
+ *
+ * Settings come from the MLDSA_ACCEL_* environment variables the provider
+ * reads (docs/BULK.md lists the ones that apply); openssl.cnf is not read. */
+#ifndef MLDSA_ACCEL_BATCH_H
+#define MLDSA_ACCEL_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MLDSA_ACCEL_BATCH_API_VERSION 1
+
+/* Status of a call or of one item. 0 is success; 1 is a verification that
+ * ran and failed (a result, not an error); negative values are errors. */
+enum {
+  MLDSA_ACCEL_OK = 0,
+  MLDSA_ACCEL_VERIFY_FAILED = 1,      /* the signature does not verify */
+  MLDSA_ACCEL_ERR_ARGUMENT = -1,      /* a null pointer, an unknown algorithm, a buffer too small */
+  MLDSA_ACCEL_ERR_KEY = -2,           /* key bytes of the wrong length or malformed */
+  MLDSA_ACCEL_ERR_CONTEXT = -3,       /* context string over 255 bytes (or any, for round-3 Dilithium) */
+  MLDSA_ACCEL_ERR_SIGNATURE = -4,     /* verify: signature of the wrong length or malformed encoding */
+  MLDSA_ACCEL_ERR_RANDOM = -5,        /* the random source failed */
+  MLDSA_ACCEL_ERR_MEMORY = -6,        /* out of memory */
+  MLDSA_ACCEL_ERR_CONFIG = -7,        /* a bad MLDSA_ACCEL_* setting (mldsa_accel_batch_new) */
+  MLDSA_ACCEL_ERR_INTERNAL = -8       /* should not happen; please report it */
+};
+
+/* A short English text for a status ("ok", "signature does not verify", ...). */
+const char* mldsa_accel_status_string(int status);
+
+typedef struct mldsa_accel_batch mldsa_accel_batch;
+typedef struct mldsa_accel_key mldsa_accel_key;
+
+/* A context: the router, its batch queue and (started in the background by
+ * the first call that could use it) the GPU engine. NULL on a bad setting or
+ * no memory, with *status set and the reason in error (NUL-terminated,
+ * truncated to error_size); status and error may be NULL. */
+mldsa_accel_batch* mldsa_accel_batch_new(int* status, char* error, size_t error_size);
+/* Waits for work in flight inside the context's engine, then frees it. */
+void mldsa_accel_batch_free(mldsa_accel_batch* ctx);
+
+/* Keys. alg: "ML-DSA-44", "ML-DSA-65", "ML-DSA-87" (or round 3's
+ * "Dilithium2/3/5"). A private key is its 32-byte seed or its FIPS 204 skEncode
+ * bytes (checked: a key whose parts disagree is MLDSA_ACCEL_ERR_KEY); a public
+ * key its pkEncode bytes. Key memory is zeroed when freed. */
+int mldsa_accel_key_new(const char* alg, int is_private, const uint8_t* bytes, size_t len, mldsa_accel_key** out);
+void mldsa_accel_key_free(mldsa_accel_key* key);
+/* The encoded public key (of a private key too); *len in: the buffer's size,
+ * out: the key's size. MLDSA_ACCEL_ERR_ARGUMENT when out is too small. */
+int mldsa_accel_key_public(const mldsa_accel_key* key, uint8_t* out, size_t* len);
+/* The signature size of the key's parameter set (0 for NULL). */
+size_t mldsa_accel_signature_size(const mldsa_accel_key* key);
+
+/* One item of a batch call: inputs set by the caller, status (and outputs)
+ * set by the call. */
+typedef struct {
+  const mldsa_accel_key* key; /* private key */
+  const uint8_t* msg;
+  size_t msg_len;
+  const uint8_t* ctx;         /* context string, may be NULL when ctx_len is 0 */
+  size_t ctx_len;
+  uint8_t* sig;               /* out: mldsa_accel_signature_size(key) bytes */
+  size_t sig_size;            /* in: sig's size */
+  int status;                 /* out */
+} mldsa_accel_sign_item;
+
+typedef struct {
+  const mldsa_accel_key* key; /* public (or private) key */
+  const uint8_t* msg;
+  size_t msg_len;
+  const uint8_t* ctx;
+  size_t ctx_len;
+  const uint8_t* sig;
+  size_t sig_len;
+  int status;                 /* out: MLDSA_ACCEL_OK or MLDSA_ACCEL_VERIFY_FAILED, or an error */
+} mldsa_accel_verify_item;
+
+typedef struct {
+  const uint8_t* seed;        /* 32 bytes, or NULL: drawn from the random source */
+  uint8_t* pk;                /* out: the public key (pk_size bytes at least) */
+  size_t pk_size;
+  uint8_t* sk;                /* out: the private key's skEncode bytes */
+  size_t sk_size;
+  uint8_t* seed_out;          /* out, may be NULL: the 32-byte seed used */
+  int status;
+} mldsa_accel_keygen_item;
+
+/* Flags of mldsa_accel_sign. */
+#define MLDSA_ACCEL_DETERMINISTIC 1u /* FIPS 204's deterministic variant (rnd = 0); default: hedged */
+
+/* The batch calls: every item computed, each with its own status. Return: a
+ * negative status when the call itself is wrong (ctx NULL, items NULL with
+ * n > 0) and nothing was done, else the number of items whose status is not
+ * MLDSA_ACCEL_OK (0: all succeeded; for verify, a signature that does not
+ * verify counts). Big batches go to the GPU as batches of up to the
+ * configured batch limit while the CPU cores take items from the same list,
+ * so each side does what it does faster; until the GPU engine is ready (it is
+ * built in the background) everything runs on the CPU. Every GPU result is
+ * checked on the CPU before it is returned (docs/BULK.md). Key generation
+ * runs on the CPU cores: no check of a GPU key costs less than making it. */
+long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags);
+long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n);
+long mldsa_accel_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n);
+
+/* What a context did, for summaries. */
+typedef struct {
+  uint64_t items_cpu;           /* computed on the CPU */
+  uint64_t items_device;        /* computed through the batch queue (GPU) */
+  uint64_t batches;             /* GPU batches */
+  uint64_t device_checked;      /* GPU results checked on the CPU */
+  uint64_t device_wrong;        /* of those, wrong (recomputed on the CPU) */
+  int device_out_of_service;    /* 1: the GPU made too many wrong results and is no longer used */
+  char devices[160];            /* "NVIDIA H200 ...", "none: <reason>", or "starting" */
+} mldsa_accel_stats;
+int mldsa_accel_batch_stats(mldsa_accel_batch* ctx, mldsa_accel_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLDSA_ACCEL_BATCH_H */
