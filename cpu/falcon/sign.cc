@@ -1,0 +1,229 @@
+// sign.cc - Falcon signing (specification section 3.9: hash to point, the
+// fast Fourier sampler over the Gram matrix of the secret basis, the norm
+// check, compression) and verification (section 3.10).
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "cpu/falcon/internal.h"
+
+namespace falcon {
+namespace {
+
+// ffSampling (specification Algorithm 11) with the LDL tree computed on the
+// fly: z = (t0, t1) replaced by the sampled vector. g00, g01, g11 (the Gram
+// matrix) are destroyed. tmp: 5n doubles (2.5n at this level, the rest below).
+// Recursion depth is logn (<= 10).
+void ff_sampling(SamplerCtx& sc, double* t0, double* t1, double* g00, double* g01, double* g11,
+                 double inv_sigma, unsigned logn, double* tmp) {
+  if (logn == 0) {
+    // The leaf's sigma' = sigma / sqrt(g00); the sampler takes 1 / sigma'.
+    const double leaf = std::sqrt(g00[0]) * inv_sigma;
+    t0[0] = static_cast<double>(sampler_z(sc, t0[0], leaf));
+    t1[0] = static_cast<double>(sampler_z(sc, t1[0], leaf));
+    return;
+  }
+  const size_t n = size_t{1} << logn, hn = n / 2;
+  poly_ldl_fft(g00, g01, g11, logn);  // g01 = l10, g11 = d11
+  double* a = tmp;           // the halves of a self-adjoint d, and a copy of the first
+  double* u = tmp + n + hn;  // the halves of a target
+  double* sub = tmp + 2 * n + hn;
+
+  // z1 from t1 over d11.
+  split_fft(a, a + hn, g11, logn);
+  std::memcpy(a + n, a, hn * sizeof(double));
+  split_fft(u, u + hn, t1, logn);
+  ff_sampling(sc, u, u + hn, a, a + hn, a + n, inv_sigma, logn - 1, sub);
+  merge_fft(g11, u, u + hn, logn);  // g11 now holds z1
+  // t0 += (t1 - z1) l10, then t1 = z1.
+  std::memcpy(a, t1, n * sizeof(double));
+  poly_sub(a, g11, logn);
+  poly_mul_fft(a, g01, logn);
+  poly_add(t0, a, logn);
+  std::memcpy(t1, g11, n * sizeof(double));
+
+  // z0 from t0 over d00.
+  split_fft(a, a + hn, g00, logn);
+  std::memcpy(a + n, a, hn * sizeof(double));
+  split_fft(u, u + hn, t0, logn);
+  ff_sampling(sc, u, u + hn, a, a + hn, a + n, inv_sigma, logn - 1, sub);
+  merge_fft(t0, u, u + hn, logn);
+}
+
+struct SecretKey {
+  int8_t f[MAX_N], g[MAX_N], F[MAX_N], G[MAX_N];
+  ~SecretKey() { wipe(this, sizeof *this); }
+};
+
+bool decode_sk(const Params& p, const uint8_t* sk, SecretKey& k) {
+  if (sk[0] != 0x50 + p.logn) return false;
+  size_t u = 1, v;
+  if ((v = trim_i8_decode(k.f, p.logn, p.fg_bits, sk + u, p.sk_bytes - u)) == 0) return false;
+  u += v;
+  if ((v = trim_i8_decode(k.g, p.logn, p.fg_bits, sk + u, p.sk_bytes - u)) == 0) return false;
+  u += v;
+  if ((v = trim_i8_decode(k.F, p.logn, 8, sk + u, p.sk_bytes - u)) == 0) return false;
+  u += v;
+  return u == p.sk_bytes;
+}
+
+void small_to_fft(double* r, const int8_t* x, unsigned logn) {
+  for (size_t i = 0, n = size_t{1} << logn; i < n; ++i) r[i] = x[i];
+  fft(r, logn);
+}
+
+// One try: s2 from hm, or false when (s1, s2) is too long.
+bool sign_once(const Params& p, SamplerCtx& sc, const SecretKey& k, const uint16_t* hm, int16_t* s2,
+               double* w) {
+  const unsigned logn = p.logn;
+  const size_t n = p.n;
+  double *b00 = w, *b01 = w + n, *b10 = w + 2 * n, *b11 = w + 3 * n;
+  double *g00 = w + 4 * n, *g01 = w + 5 * n, *g11 = w + 6 * n, *t0 = w + 7 * n, *t1 = w + 8 * n;
+  double *x = w + 9 * n, *tmp = w + 10 * n;  // tmp: 5n
+  // The basis B = [[g, -f], [G, -F]] and its Gram matrix B B*.
+  small_to_fft(b00, k.g, logn);
+  small_to_fft(b01, k.f, logn);
+  poly_neg(b01, logn);
+  small_to_fft(b10, k.G, logn);
+  small_to_fft(b11, k.F, logn);
+  poly_neg(b11, logn);
+  std::memcpy(g00, b00, n * sizeof(double));
+  poly_mulselfadj_fft(g00, logn);
+  std::memcpy(x, b01, n * sizeof(double));
+  poly_mulselfadj_fft(x, logn);
+  poly_add(g00, x, logn);
+  std::memcpy(g01, b00, n * sizeof(double));
+  poly_muladj_fft(g01, b10, logn);
+  std::memcpy(x, b01, n * sizeof(double));
+  poly_muladj_fft(x, b11, logn);
+  poly_add(g01, x, logn);
+  std::memcpy(g11, b10, n * sizeof(double));
+  poly_mulselfadj_fft(g11, logn);
+  std::memcpy(x, b11, n * sizeof(double));
+  poly_mulselfadj_fft(x, logn);
+  poly_add(g11, x, logn);
+  // The target t = (hm, 0) B^-1 = (hm (-F) / q, hm f / q).
+  for (size_t i = 0; i < n; ++i) t0[i] = hm[i];
+  fft(t0, logn);
+  std::memcpy(t1, t0, n * sizeof(double));
+  poly_mul_fft(t1, b01, logn);
+  poly_mulconst(t1, -1.0 / Q, logn);
+  poly_mul_fft(t0, b11, logn);
+  poly_mulconst(t0, 1.0 / Q, logn);
+
+  ff_sampling(sc, t0, t1, g00, g01, g11, p.inv_sigma, logn, tmp);
+
+  // s1 = hm - (z0 g + z1 G), s2 = -(z0 (-f) + z1 (-F)).
+  std::memcpy(x, t0, n * sizeof(double));
+  poly_mul_fft(x, b00, logn);
+  std::memcpy(g00, t1, n * sizeof(double));
+  poly_mul_fft(g00, b10, logn);
+  poly_add(x, g00, logn);
+  poly_mul_fft(t0, b01, logn);
+  poly_mul_fft(t1, b11, logn);
+  poly_add(t1, t0, logn);
+  ifft(x, logn);
+  ifft(t1, logn);
+  int16_t s1[MAX_N];
+  for (size_t i = 0; i < n; ++i) {
+    s1[i] = static_cast<int16_t>(static_cast<int32_t>(hm[i]) - static_cast<int32_t>(fpr_rint(x[i])));
+    s2[i] = static_cast<int16_t>(-fpr_rint(t1[i]));
+  }
+  const bool ok = is_short(s1, s2, logn, p.l2bound);
+  wipe(s1, sizeof s1);
+  return ok;
+}
+
+}  // namespace
+
+void hash_to_point(uint16_t* hm, const uint8_t nonce[NONCE_BYTES], const uint8_t* msg, size_t msglen,
+                   unsigned logn) {
+  mldsa::Keccak k;
+  k.init(mldsa::SHAKE256_RATE);
+  k.absorb(nonce, NONCE_BYTES);
+  k.absorb(msg, msglen);
+  k.finalize(mldsa::DS_SHAKE);
+  uint8_t buf[mldsa::SHAKE256_RATE];
+  size_t pos = sizeof buf;
+  for (size_t i = 0, n = size_t{1} << logn; i < n;) {
+    if (pos == sizeof buf) {
+      k.squeeze(buf, sizeof buf);
+      pos = 0;
+    }
+    const uint32_t w = uint32_t{buf[pos]} << 8 | buf[pos + 1];
+    pos += 2;
+    if (w < 5 * Q) hm[i++] = static_cast<uint16_t>(w % Q);
+  }
+}
+
+bool sign(const Params& p, const uint8_t* sk, const uint8_t* msg, size_t msglen,
+          const uint8_t nonce[NONCE_BYTES], const uint8_t seed[SEED_BYTES], SigFormat fmt, uint8_t* sig,
+          size_t* siglen) {
+  SecretKey k;
+  if (!decode_sk(p, sk, k) || !complete_private(k.G, k.f, k.g, k.F, p.logn)) return false;
+  uint16_t hm[MAX_N];
+  hash_to_point(hm, nonce, msg, msglen, p.logn);
+
+  mldsa::Keccak rng;
+  rng.init(mldsa::SHAKE256_RATE);
+  rng.absorb(seed, SEED_BYTES);
+  rng.finalize(mldsa::DS_SHAKE);
+  const size_t wlen = 15 * p.n;
+  std::unique_ptr<double[]> w(new double[wlen]);
+  SamplerCtx sc;
+  sc.sigma_min = p.sigma_min;
+  int16_t s2[MAX_N];
+  const size_t cap = (fmt == SigFormat::padded ? p.sig_padded_bytes : p.sig_max_bytes) - 1 - NONCE_BYTES;
+  size_t v = 0;
+  while (v == 0) {  // a signature that does not fit is drawn again
+    do sc.prng.init(rng);
+    while (!sign_once(p, sc, k, hm, s2, w.get()));
+    v = comp_encode(sig + 1 + NONCE_BYTES, cap, s2, p.logn);
+  }
+  sig[0] = static_cast<uint8_t>(0x30 + p.logn);
+  std::memcpy(sig + 1, nonce, NONCE_BYTES);
+  if (fmt == SigFormat::padded) {
+    std::memset(sig + 1 + NONCE_BYTES + v, 0, cap - v);
+    v = cap;
+  }
+  *siglen = 1 + NONCE_BYTES + v;
+  sc.prng.wipe();
+  rng.wipe();
+  wipe(w.get(), wlen * sizeof(double));
+  return true;
+}
+
+bool verify(const Params& p, const uint8_t* pk, const uint8_t* msg, size_t msglen, const uint8_t* sig,
+            size_t siglen, SigFormat fmt) {
+  if (pk == nullptr || sig == nullptr || (msg == nullptr && msglen != 0)) return false;
+  if (pk[0] != p.logn) return false;
+  uint16_t h[MAX_N], hm[MAX_N];
+  if (modq_decode(h, p.logn, pk + 1, p.pk_bytes - 1) == 0) return false;
+  if (siglen < 1 + NONCE_BYTES + 1 || sig[0] != 0x30 + p.logn) return false;
+  if (fmt == SigFormat::padded ? siglen != p.sig_padded_bytes
+                               : siglen > p.sig_max_bytes && siglen != p.sig_padded_bytes)
+    return false;
+  const uint8_t* val = sig + 1 + NONCE_BYTES;
+  const size_t vlen = siglen - 1 - NONCE_BYTES;
+  int16_t s1[MAX_N], s2[MAX_N];
+  const size_t v = comp_decode(s2, p.logn, val, vlen);
+  if (v == 0) return false;
+  if (v != vlen) {  // only the padded length may carry (zero) padding
+    if (siglen != p.sig_padded_bytes) return false;
+    for (size_t i = v; i < vlen; ++i)
+      if (val[i] != 0) return false;
+  }
+  hash_to_point(hm, sig + 1, msg, msglen, p.logn);
+  mq_s1(s1, hm, s2, h, p.logn);
+  return is_short(s1, s2, p.logn, p.l2bound);
+}
+
+bool public_from_private(const Params& p, const uint8_t* sk, uint8_t* pk) {
+  SecretKey k;
+  uint16_t h[MAX_N];
+  if (!decode_sk(p, sk, k) || !mq_div(h, k.g, k.f, p.logn)) return false;
+  pk[0] = static_cast<uint8_t>(p.logn);
+  return modq_encode(pk + 1, p.pk_bytes - 1, h, p.logn) == p.pk_bytes - 1;
+}
+
+}  // namespace falcon
