@@ -4,6 +4,7 @@
 // and the signatures verify (made there, checked on the CPU, and the other way round).
 #include "tests/provider/provider_fixture.h"
 
+#include <string>
 #include <thread>
 
 namespace mldsa::test {
@@ -15,10 +16,20 @@ uint64_t queued(OSSL_PROVIDER* prov) {
   return OSSL_PROVIDER_get_params(prov, params) == 1 ? n : 0;
 }
 
+// Asking for the devices waits until the engine, started in the background,
+// is ready (until then every request runs on the CPU).
+std::string gpu_devices(OSSL_PROVIDER* prov) {
+  char* s = nullptr;
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("gpu-devices", &s, 0), OSSL_PARAM_construct_end()};
+  return OSSL_PROVIDER_get_params(prov, params) == 1 && s != nullptr ? std::string(s) : std::string();
+}
+
 class CompositeRouted : public ProviderTest {};
 
 TEST_F(CompositeRouted, MldsaHalfGoesThroughTheQueue) {
   if (std::getenv("MLDSA_ACCEL_SIM_DEVICES") == nullptr) GTEST_SKIP() << "skipped: needs MLDSA_ACCEL_SIM_DEVICES";
+  const std::string devices = gpu_devices(prov_);
+  ASSERT_FALSE(devices.empty() || devices.rfind("none", 0) == 0) << "no simulated device: " << devices;
   for (const char* name : {"MLDSA44-ECDSA-P256-SHA256", "MLDSA65-Ed25519-SHA512", "MLDSA87-Ed448-SHAKE256"}) {
     EVP_PKEY_CTX* g = EVP_PKEY_CTX_new_from_name(libctx_, name, nullptr);
     EVP_PKEY* key = nullptr;
