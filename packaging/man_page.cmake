@@ -1,6 +1,7 @@
-# man_page.cmake - the manual page mldsa-accel(7), made from
+# man_page.cmake - the manual pages: mldsa-accel(7), made from
 # packaging/mldsa-accel.7.in with its SETTINGS section filled from the one
-# settings table of docs/CONFIGURE.md, so the settings are written down once.
+# settings table of docs/CONFIGURE.md, so the settings are written down once;
+# and the tool's mldsa-accel(1), from packaging/mldsa-accel.1.in.
 # Included by packaging/CMakeLists.txt.
 
 # Markdown cell text -> troff: `code` bold, [text](link) text, hyphens as
@@ -74,6 +75,12 @@ function(mldsa_man_page template md out version date)
   endif()
   string(REPLACE "@SEMI@" ";" settings "${settings}")
   set(SETTINGS "${settings}")
+  mldsa_man_page_plain("${template}" "${out}" "${version}" "${date}")
+endfunction()
+
+# A page with only @VERSION@ and @DATE@ to fill in (and, from
+# mldsa_man_page, @SETTINGS@): writes OUT and OUT.gz.
+function(mldsa_man_page_plain template out version date)
   set(VERSION "${version}")
   set(DATE "${date}")
   configure_file("${template}" "${out}" @ONLY)
