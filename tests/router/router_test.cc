@@ -987,8 +987,9 @@ struct HeldStart {
   std::atomic<int> calls{0};
   Router::MakeExecutor make() {
     return [this](std::string* devices) {
-      calls.fetch_add(1);
       std::unique_lock<std::mutex> lock(m);
+      calls.fetch_add(1);
+      cv.notify_all();
       cv.wait(lock, [this] { return open; });
       *devices = "test executor";
       return make_cpu_executor();
@@ -1001,6 +1002,20 @@ struct HeldStart {
     }
     cv.notify_all();
   }
+  // Waits until the start is under way: the router's request returns on the
+  // CPU before its background thread need have run. False after 20 s.
+  bool wait_started() {
+    std::unique_lock<std::mutex> lock(m);
+    return cv.wait_for(lock, 20s, [this] { return calls.load() > 0; });
+  }
+};
+
+// Opens the start when it goes out of scope. Declared after the router, it
+// runs first, so a failed assertion cannot leave the router's destructor
+// waiting for a start that nobody opens (a hang instead of a failure).
+struct OpenAtExit {
+  HeldStart& start;
+  ~OpenAtExit() { start.release(); }
 };
 
 // Signs case c through the router on another thread; false if that took over 20 s (it waited).
@@ -1017,7 +1032,9 @@ TEST(RouterStart, RequestsRunOnTheCpuUntilTheEngineIsReady) {
   HeldStart start;
   {
     Router router(queue_everything(4, 200us), start.make());
+    OpenAtExit open_at_exit{start};
     for (int i = 0; i < 3; ++i) ASSERT_TRUE(signs_without_waiting(router, cs[i])) << "a request waited for the engine";
+    ASSERT_TRUE(start.wait_started()) << "no request started the engine";
     EXPECT_FALSE(router.engine_ready());
     EXPECT_EQ(router.counters().cpu, 3u);
     EXPECT_EQ(router.counters().queued, 0u);
@@ -1038,7 +1055,9 @@ TEST(RouterStart, DestroyedWhileStarting) {
   auto cs = cases(keys, 1);
   HeldStart start;
   auto router = std::make_unique<Router>(queue_everything(4, 200us), start.make());
+  OpenAtExit open_at_exit{start};
   ASSERT_TRUE(signs_without_waiting(*router, cs[0]));
+  ASSERT_TRUE(start.wait_started());
   std::thread opener([&] {
     std::this_thread::sleep_for(50ms);
     start.release();
@@ -1056,7 +1075,9 @@ TEST(RouterStart, ForkedChildOfAStartingParentStartsNoEngine) {
   auto cs = cases(keys, 3);
   HeldStart start;
   auto router = std::make_unique<Router>(queue_everything(4, 200us), start.make());
-  ASSERT_TRUE(signs_without_waiting(*router, cs[0]));  // the start is under way, held
+  OpenAtExit open_at_exit{start};
+  ASSERT_TRUE(signs_without_waiting(*router, cs[0]));
+  ASSERT_TRUE(start.wait_started());  // the start is under way, held
   ASSERT_EQ(start.calls.load(), 1);
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
