@@ -19,9 +19,15 @@
 #include "cpu/sampling.h"
 
 // Only the samplers and their callers get the AVX-512 flags; the rest of the
-// file (GoogleTest's registration included) runs on any x86-64.
+// file (GoogleTest's registration included) runs on any x86-64. (clang has
+// no target pragma: it applies the attribute to each function instead.)
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi,bmi2"))), \
+                             apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi,bmi2")
+#endif
 #include "cpu/avx512/sampling16.h"
 namespace {
 unsigned rej_ntt16(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len) {
@@ -31,7 +37,11 @@ unsigned rej_bounded16(int32_t* a, unsigned ctr, const uint8_t* buf, size_t len,
   return sampling16::rej_bounded(a, ctr, buf, len, eta);
 }
 }  // namespace
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 namespace mldsa::test {
 namespace {
