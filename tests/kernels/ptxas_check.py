@@ -23,6 +23,10 @@ import subprocess
 import sys
 import tempfile
 
+# The kernels' own names out of mangled ones: the cost model's helper.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from sass_count import demangle_short  # noqa: E402
+
 SOURCES = ["keygen.cu", "verify.cu", "sign.cu", "coop_keygen.cu", "coop_verify.cu", "coop_sign.cu"]
 
 ENTRY = re.compile(r"Compiling entry function '(\S+)' for '(sm_\d+)'")
@@ -30,24 +34,6 @@ PROPS = re.compile(r"Function properties for (\S+)")
 FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 USED = re.compile(r"Used (\d+) registers")
 SMEM = re.compile(r"(\d+) bytes smem")
-
-
-def short_name(mangled):
-    """The function's own name out of its mangled (Itanium) name: the last
-    component of _ZN<len><name>...E, skipping anonymous namespaces."""
-    pos = 3 if mangled.startswith("_ZN") else 2 if mangled.startswith("_Z") else -1
-    if pos < 0:
-        return mangled
-    names = []
-    while pos < len(mangled) and mangled[pos].isdigit():
-        end = pos
-        while mangled[end].isdigit():
-            end += 1
-        n = int(mangled[pos:end])
-        names.append(mangled[end:end + n])
-        pos = end + n
-    names = [n for n in names if not n.startswith("_GLOBAL__N")]
-    return names[-1] if names else mangled
 
 
 def warps_by_registers(regs, block_threads=128):
@@ -136,7 +122,7 @@ def main():
                 if "regs" not in r and r["kind"] == "kernel":
                     failures.append("%s: no register count for %s" % (src, mangled))
                     continue
-                table.append((src, short_name(mangled), r))
+                table.append((src, demangle_short(mangled), r))
     names_seen = set()
     print()
     print("| source | kernel / function | registers | stack (bytes/thread) | spill stores | spill loads | static smem | stack limit | warps/SM by registers |")
