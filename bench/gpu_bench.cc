@@ -18,7 +18,8 @@
 // MLDSA_ACCEL_GPUS / MLDSA_ACCEL_GPU_SPLIT / MLDSA_ACCEL_GPU_KERNELS as for
 // the engine. Prints
 // "skipped: ..." and exits 0 when there is no device.
-// MLDSA_ACCEL_GPU_BENCH_MODE=staging measures the host side alone (below).
+// MLDSA_ACCEL_GPU_BENCH_MODE=staging measures the host side alone, and
+// MLDSA_ACCEL_GPU_BENCH_MODE=memory one engine's memory as batches grow (below).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -124,6 +125,60 @@ int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& 
   return 0;
 }
 
+// MLDSA_ACCEL_GPU_BENCH_MODE=memory: what one process's engine holds, as
+// the provider makes it (the router's chunk limit, gpu_memory_mb and the key
+// caches from the environment), on one simulated device doing no work: after
+// creation, then after ML-DSA-87 signing batches of each size (distinct keys,
+// the biggest staging there is). Device and pinned bytes are the simulated
+// device's own count of what is allocated.
+int memory_main(std::vector<size_t> batches) {
+  std::string why;
+  mldsa::prov::Settings settings;
+  if (!mldsa::prov::apply_environment(settings, true, &why)) {
+    std::printf("%s\n", why.c_str());
+    return 1;
+  }
+  const mldsa::route::RouterConfig rc = mldsa::route::router_config(settings);
+  mldsa::gpu::EngineConfig config = rc.engine;
+  config.chunk_items = std::clamp<size_t>(rc.limits.max_batch, 1, config.chunk_items);  // as route/router.cc
+  config.self_test = false;  // nothing is computed
+  mldsa::gpu::SimConfig sc;
+  sc.device_work = false;
+  auto sim = mldsa::gpu::make_sim_platform(sc);
+  std::unique_ptr<Engine> engine = Engine::create(sim, config, &why);
+  if (!engine) {
+    std::printf("engine: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("one engine (%u streams, chunks of at most %zu, gpu_memory_mb %llu, key caches %s), simulated device\n",
+              config.streams, config.chunk_items, static_cast<unsigned long long>(settings.gpu_memory_mb),
+              config.sign_key_cache || config.verify_key_cache ? "on" : "off");
+  std::printf("%-22s %12s %12s\n", "after", "device MiB", "pinned MiB");
+  auto show = [&](const std::string& what) {
+    const mldsa::gpu::SimStats st = sim->stats(0);
+    std::printf("%-22s %12.1f %12.1f\n", what.c_str(), st.live_device_bytes / 1048576.0,
+                st.live_pinned_bytes / 1048576.0);
+  };
+  show("creation");
+  const mldsa::Params& p = *mldsa::params_by_name("ML-DSA-87");
+  std::sort(batches.begin(), batches.end());
+  const size_t most = batches.back();
+  Bytes sks(most * p.sk_bytes, 3), sigs(most * p.sig_bytes), mus(most * mldsa::MU_BYTES, 5);
+  for (size_t i = 0; i < most; ++i) sks[i * p.sk_bytes] = static_cast<uint8_t>(i);  // distinct keys
+  std::vector<SignItem> items(most);
+  for (size_t i = 0; i < most; ++i)
+    items[i] = {sks.data() + i * p.sk_bytes, mus.data() + i * mldsa::MU_BYTES, mus.data(), sigs.data() + i * p.sig_bytes};
+  std::vector<mldsa::Status> st(most);
+  for (size_t batch : batches) {
+    if (!engine->sign(p, items.data(), batch, nullptr, st.data()).ok()) {
+      std::printf("sign batch of %zu failed\n", batch);
+      return 1;
+    }
+    show("a batch of " + std::to_string(batch));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main() {
@@ -132,6 +187,8 @@ int main() {
   const size_t max_batch = *std::max_element(batches.begin(), batches.end());
   if (const char* mode = std::getenv("MLDSA_ACCEL_GPU_BENCH_MODE"); mode && std::string(mode) == "staging")
     return staging_main(batches, sets, max_batch);
+  if (const char* mode = std::getenv("MLDSA_ACCEL_GPU_BENCH_MODE"); mode && std::string(mode) == "memory")
+    return memory_main(batches);
   // The module's settings (MLDSA_ACCEL_GPU_KERNELS, MLDSA_ACCEL_SIM_DEVICES, ...)
   // from the environment, as the test build of the module reads them.
   std::string why;

@@ -81,6 +81,29 @@ static_assert(std::size(kSets) == PARAM_SET_COUNT);
 constexpr size_t kShapes = 3;
 size_t set_index(const TaskParams& tp) { return tp.k / 2 - 2; }
 
+// What one stream's buffers take for chunks of up to `chunk` tasks of any
+// parameter set: staging in (pinned and device), results out (pinned and
+// device), and device-only scratch.
+struct SlotBytes {
+  size_t in = 0, out = 0, scratch = 0;
+  size_t device() const { return in + out + scratch; }
+};
+SlotBytes slot_bytes(const EngineConfig& config, size_t chunk) {
+  SlotBytes b;
+  const size_t arena = chunk * kArenaPerItem;
+  for (ParamSet set : kSets) {
+    const TaskParams tp = task_params(params(set));
+    const KeygenLayout k(tp, chunk);
+    const VerifyLayout v(tp, chunk, arena, chunk, false);
+    const VerifyLayout vc(tp, chunk, arena, std::min<size_t>(chunk, config.key_cache_slots / 4), true);
+    const SignLayout sl(tp, chunk, chunk, false);
+    b.in = std::max({b.in, k.in_bytes, v.in_bytes, vc.in_bytes, sl.in_bytes});
+    b.out = std::max({b.out, k.out_bytes, v.out_bytes, sl.out_bytes});
+    b.scratch = std::max(b.scratch, sl.scratch_bytes);
+  }
+  return b;
+}
+
 }  // namespace
 
 // Expanded keys (private ones for signing, public ones for verification) a
@@ -89,8 +112,9 @@ size_t set_index(const TaskParams& tp) { return tp.k / 2 - 2; }
 struct DeviceWorker::CachedKeys {
   explicit CachedKeys(uint32_t slots) : book(slots) {}
   KeyCache book;
-  int32_t* arena = nullptr;  // the expanded keys (secret, for signing keys)
+  int32_t* arena = nullptr;  // the expanded keys (secret, for signing keys); made on first use
   size_t bytes = 0;
+  bool refused = false;      // the device had no room for it: chunks expand their own keys
 };
 
 #define MLDSA_DEVICE_TRY(what, call)                     \
@@ -105,59 +129,43 @@ DeviceWorker::DeviceWorker(Device& device, const EngineConfig& config, HostPool&
 EngineStatus DeviceWorker::create(Device& device, const EngineConfig& config, HostPool& pool,
                                   std::unique_ptr<DeviceWorker>& out) {
   std::unique_ptr<DeviceWorker> w(new DeviceWorker(device, config, pool));
-  const size_t chunk = config.chunk_items;
-  w->arena_bytes_ = chunk * kArenaPerItem;
-  size_t in = 0, outb = 0, scratch = 0;
-  for (ParamSet set : kSets) {
-    const TaskParams tp = task_params(params(set));
-    const KeygenLayout k(tp, chunk);
-    const VerifyLayout v(tp, chunk, w->arena_bytes_, chunk, false);
-    const VerifyLayout vc(tp, chunk, w->arena_bytes_, std::min<size_t>(chunk, config.key_cache_slots / 4), true);
-    const SignLayout s(tp, chunk, chunk, false);
-    in = std::max({in, k.in_bytes, v.in_bytes, vc.in_bytes, s.in_bytes});
-    outb = std::max({outb, k.out_bytes, v.out_bytes, s.out_bytes});
-    scratch = std::max(scratch, s.scratch_bytes);
+  // The biggest chunk: the batch limit, and what fits in the memory limit.
+  w->limit_ = config.chunk_items;
+  if (config.buffer_bytes_limit) {
+    auto fits = [&](size_t chunk) { return config.streams * slot_bytes(config, chunk).device() <= config.buffer_bytes_limit; };
+    size_t lo = 0, hi = config.chunk_items;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid)) lo = mid; else hi = mid - 1;
+    }
+    if (lo == 0)
+      return {EngineError::device, "gpu_memory_mb: " + std::to_string(config.buffer_bytes_limit) +
+                                       " bytes do not hold one task per stream (" +
+                                       std::to_string(config.streams * slot_bytes(config, 1).device()) + " needed)"};
+    w->limit_ = lo;
   }
   w->slots_.resize(config.streams);
-  auto alloc = [&](Buffer& b, size_t bytes, bool pinned) -> EngineStatus {
-    void* d = nullptr;
-    if (DeviceStatus st = device.alloc_device(bytes, &d); !st.ok()) return w->failure(st, "alloc_device");
-    b.dev = static_cast<uint8_t*>(d);
-    b.bytes = bytes;
-    if (pinned) {
-      void* h = nullptr;
-      if (DeviceStatus st = device.alloc_pinned(bytes, &h); !st.ok()) return w->failure(st, "alloc_pinned");
-      b.host = static_cast<uint8_t*>(h);
-    }
-    return {};
-  };
   for (Slot& s : w->slots_) {
     if (DeviceStatus st = device.create_stream(&s.stream); !st.ok()) return w->failure(st, "create_stream");
     if (DeviceStatus st = device.create_event(&s.expanded); !st.ok()) return w->failure(st, "create_event");
     if (DeviceStatus st = device.create_event(&s.done); !st.ok()) return w->failure(st, "create_event");
-    if (EngineStatus st = alloc(s.in, in, true); !st.ok()) return st;
-    if (EngineStatus st = alloc(s.out, outb, true); !st.ok()) return st;
-    if (EngineStatus st = alloc(s.scratch, scratch, false); !st.ok()) return st;
   }
-  auto make_caches = [&](std::vector<std::unique_ptr<CachedKeys>>& caches, uint32_t (*words)(const TaskParams&),
-                         const char* what) -> EngineStatus {
+  const char* what = "";
+  if (DeviceStatus st = w->make_buffers(std::min(std::max<size_t>(config.first_chunk_items, 1), w->limit_), &what);
+      !st.ok())
+    return w->failure(st, what);
+  // The key caches are made when a parameter set's first chunk uses one
+  // (plan_keys): a process that signs with one set holds no other set's.
+  auto make_caches = [&](std::vector<std::unique_ptr<CachedKeys>>& caches, uint32_t (*words)(const TaskParams&)) {
     for (ParamSet set : std::span(kSets, kShapes)) {  // the ML-DSA sets: one per shape
       auto c = std::make_unique<CachedKeys>(config.key_cache_slots);
       c->bytes = size_t{config.key_cache_slots} * words(task_params(params(set))) * sizeof(int32_t);
-      void* a = nullptr;
-      if (DeviceStatus st = device.alloc_device(c->bytes, &a); !st.ok()) return w->failure(st, what);
-      c->arena = static_cast<int32_t*>(a);
       caches.push_back(std::move(c));
     }
-    return {};
   };
-  if (config.sign_key_cache)
-    if (EngineStatus st = make_caches(w->sign_caches_, sign_key_words, "alloc_device (signing key cache)"); !st.ok())
-      return st;
+  if (config.sign_key_cache) make_caches(w->sign_caches_, sign_key_words);
   // The cooperative verify expands each key in its block: no public-key cache.
-  if (config.verify_key_cache && config.kernels == KernelSet::thread)
-    if (EngineStatus st = make_caches(w->verify_caches_, verify_key_words, "alloc_device (public key cache)"); !st.ok())
-      return st;
+  if (config.verify_key_cache && config.kernels == KernelSet::thread) make_caches(w->verify_caches_, verify_key_words);
   out = std::move(w);
   return {};
 }
@@ -182,10 +190,7 @@ DeviceWorker::~DeviceWorker() {
     for (auto& c : *caches)
       if (c->arena) device_.free_device(c->arena);
   for (Slot& s : slots_) {
-    for (Buffer* b : {&s.in, &s.out, &s.scratch}) {
-      if (b->host) device_.free_pinned(b->host);
-      if (b->dev) device_.free_device(b->dev);
-    }
+    for (Buffer* b : {&s.in, &s.out, &s.scratch}) free_buffer(*b);
     if (s.expanded) device_.destroy_event(s.expanded);
     if (s.done) device_.destroy_event(s.done);
     if (s.stream) device_.destroy_stream(s.stream);
@@ -203,19 +208,81 @@ EngineStatus DeviceWorker::failure(const DeviceStatus& st, const char* what) {
   return {EngineError::device, std::string(what) + ": " + st.what};
 }
 
+void DeviceWorker::free_buffer(Buffer& b) {
+  if (b.host) device_.free_pinned(b.host);
+  if (b.dev) device_.free_device(b.dev);
+  b = {};
+}
+
+// Every stream's buffers for chunks of `chunk` tasks, made afresh while no
+// chunk is in flight. All or nothing: on a failure what was made is freed
+// and the current buffers stay. The old ones hold no secret (each chunk
+// zeroes its secrets on both sides before the slot is free).
+DeviceStatus DeviceWorker::make_buffers(size_t chunk, const char** what) {
+  const SlotBytes want = slot_bytes(config_, chunk);
+  std::vector<Buffer> made(3 * slots_.size());
+  DeviceStatus st;
+  for (size_t i = 0; i < made.size() && st.ok(); ++i) {
+    const size_t bytes = i % 3 == 0 ? want.in : i % 3 == 1 ? want.out : want.scratch;
+    void* d = nullptr;
+    *what = "alloc_device";
+    if (st = device_.alloc_device(bytes, &d); !st.ok()) break;
+    made[i].dev = static_cast<uint8_t*>(d);
+    made[i].bytes = bytes;
+    if (i % 3 == 2) continue;  // scratch: device only
+    void* h = nullptr;
+    *what = "alloc_pinned";
+    if (st = device_.alloc_pinned(bytes, &h); !st.ok()) break;
+    made[i].host = static_cast<uint8_t*>(h);
+  }
+  if (!st.ok()) {
+    for (Buffer& b : made) free_buffer(b);
+    return st;
+  }
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    Slot& s = slots_[k];
+    for (Buffer* b : {&s.in, &s.out, &s.scratch}) free_buffer(*b);
+    s.in = made[3 * k];
+    s.out = made[3 * k + 1];
+    s.scratch = made[3 * k + 2];
+  }
+  capacity_ = chunk;
+  arena_bytes_ = chunk * kArenaPerItem;
+  return {};
+}
+
+// Before a batch of n tasks: buffers for chunks of that many (doubling, up to
+// limit_), so an engine that only sees small batches stays small. A device
+// out of memory keeps the chunks it has and stops growing; the batch runs in
+// more, smaller chunks.
+EngineStatus DeviceWorker::grow(size_t n) {
+  const size_t want = std::min(n, limit_);
+  if (want <= capacity_) return {};
+  size_t next = capacity_;
+  while (next < want) next *= 2;
+  const char* what = "";
+  const DeviceStatus st = make_buffers(std::min(next, limit_), &what);
+  if (st.ok() || st.code == DeviceErrc::failed) return {};  // failed: try again with the next batch
+  if (st.code == DeviceErrc::out_of_memory) {
+    limit_ = capacity_;
+    return {};
+  }
+  return failure(st, what);
+}
+
 // Runs stage(slot, first, at_most, &taken) over [0, n), round-robin over the
 // slots; a slot's previous chunk is finished (results delivered) before the
 // slot is staged again.
 template <typename Stage>
 EngineStatus DeviceWorker::run(size_t n, Stage stage) {
   if (lost_) return {EngineError::device_lost, "device lost earlier: " + lost_reason_};
-  EngineStatus st;
+  EngineStatus st = grow(n);
   size_t next = 0;
   for (size_t first = 0; first < n && st.ok();) {
     Slot& s = slots_[next++ % slots_.size()];
     st = finish(s);
     size_t taken = 0;
-    if (st.ok()) st = stage(s, first, std::min(config_.chunk_items, n - first), &taken);
+    if (st.ok()) st = stage(s, first, std::min(capacity_, n - first), &taken);
     first += taken;
   }
   for (Slot& s : slots_)
@@ -333,7 +400,7 @@ void DeviceWorker::clear_caches() {
   for (auto* caches : {&sign_caches_, &verify_caches_})
   for (auto& c : *caches) {
     c->book.clear();
-    if (lost_ || slots_.empty() || slots_[0].stream == nullptr) continue;
+    if (lost_ || c->arena == nullptr || slots_.empty() || slots_[0].stream == nullptr) continue;
     DeviceStatus st = device_.zero(slots_[0].stream, c->arena, c->bytes);
     const DeviceStatus done = settle(slots_[0]);
     if (st.ok()) st = done;
@@ -365,6 +432,18 @@ EngineStatus DeviceWorker::plan_keys(Slot& s, std::vector<std::unique_ptr<Cached
   plan.cache = !caches.empty() && keys.size() <= config_.key_cache_slots / 4 && slots_.size() <= 64
                    ? caches[set_index(s.tp)].get()
                    : nullptr;
+  if (plan.cache != nullptr && plan.cache->arena == nullptr) {
+    void* a = nullptr;
+    const DeviceStatus st = plan.cache->refused ? DeviceStatus{DeviceErrc::out_of_memory, ""}
+                                                : device_.alloc_device(plan.cache->bytes, &a);
+    if (st.code == DeviceErrc::timeout || st.code == DeviceErrc::lost) return failure(st, "alloc_device (key cache)");
+    if (st.ok()) {
+      plan.cache->arena = static_cast<int32_t*>(a);
+    } else {
+      plan.cache->refused = st.code == DeviceErrc::out_of_memory;  // another error: try again next chunk
+      plan.cache = nullptr;
+    }
+  }
   if (plan.cache == nullptr) {
     plan.expand = std::move(keys);
     return {};

@@ -22,9 +22,11 @@ namespace mldsa::gpu {
 
 class DeviceWorker {
  public:
-  // Streams, events and every buffer, sized for config.chunk_items tasks of
-  // any parameter set (and the key caches when enabled): nothing is allocated
-  // or freed while batches run.
+  // Streams, events, the key caches when enabled, and buffers for chunks of
+  // config.first_chunk_items tasks of any parameter set. The buffers grow
+  // (doubling) when a batch is bigger, up to config.chunk_items and what
+  // config.buffer_bytes_limit holds; a batch no bigger than an earlier one
+  // allocates and frees nothing.
   // pool: the engine's staging helpers (used for big chunks; may have none).
   static EngineStatus create(Device& device, const EngineConfig& config, HostPool& pool,
                              std::unique_ptr<DeviceWorker>& out);
@@ -38,6 +40,10 @@ class DeviceWorker {
   // sigs: the batch's contiguous output for items without a sig of their own.
   EngineStatus sign(const TaskParams& tp, const SignItem* items, size_t n, uint8_t* sigs, Status* results,
                     SignScheduling mode);
+
+  // Tasks per chunk the buffers hold now, and the most they may grow to.
+  size_t chunk_capacity() const { return capacity_; }
+  size_t chunk_limit() const { return limit_; }
 
   // A device that timed out or failed for good: every call fails at once.
   bool lost() const { return lost_; }
@@ -89,6 +95,9 @@ class DeviceWorker {
   template <typename Stage>
   EngineStatus run(size_t n, Stage stage);
   EngineStatus finish(Slot& s);
+  void free_buffer(Buffer& b);
+  DeviceStatus make_buffers(size_t chunk, const char** what);
+  EngineStatus grow(size_t n);
   DeviceStatus settle(Slot& s);
   void deliver(Slot& s);
   void wipe_host(Slot& s);
@@ -110,6 +119,8 @@ class DeviceWorker {
   HostPool& pool_;
   std::vector<Slot> slots_;
   std::vector<std::unique_ptr<CachedKeys>> sign_caches_, verify_caches_;  // by parameter set, when enabled
+  size_t capacity_ = 0;     // tasks per chunk the buffers hold
+  size_t limit_ = 0;        // ... at most (the batch and memory limits, or where the device ran out)
   size_t arena_bytes_ = 0;  // verify: M' bytes one chunk can stage
   bool lost_ = false;
   std::string lost_reason_;

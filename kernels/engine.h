@@ -55,7 +55,15 @@ struct EngineStatus {
 
 struct EngineConfig {
   unsigned streams = 4;        // chunks in flight at once, per logical device
-  size_t chunk_items = 8192;   // tasks per kernel launch; sizes the buffers
+  size_t chunk_items = 8192;   // the most tasks per kernel launch
+  // Each logical device's buffers start sized for chunks of this many tasks
+  // and double as bigger batches come, up to chunk_items: an engine that
+  // only sees small batches keeps a small footprint, so processes can share
+  // a device.
+  size_t first_chunk_items = 64;
+  // gpu_memory_mb: 0, or the most bytes one logical device's chunk buffers
+  // (all streams; the key caches are apart) may take: chunks are capped to fit.
+  size_t buffer_bytes_limit = 0;
   // Logical devices: ordinals of the platform, repeats allowed (several
   // logical devices on one GPU, each with its own streams and buffers). Empty:
   // gpus / split below, as parse_device_list reads them.

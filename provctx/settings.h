@@ -45,6 +45,7 @@ struct Settings {
   std::string gpu_split;
   uint64_t gpu_timeout_ms = 20000;
   std::optional<uint64_t> gpu_staging_threads;  // unset: a quarter of the CPU's threads, at most 8
+  uint64_t gpu_memory_mb = 0;                   // 0: chunk buffers bounded by the batch size only
   bool gpu_sign_key_cache = true;
   bool gpu_verify_key_cache = true;
   std::string gpu_kernels = "thread";

@@ -10,6 +10,7 @@ gpu::EngineConfig engine_config(const prov::Settings& s) {
   e.split = s.gpu_split;
   e.timeout = std::chrono::milliseconds(s.gpu_timeout_ms);
   if (s.gpu_staging_threads) e.staging_threads = static_cast<int>(*s.gpu_staging_threads);
+  e.buffer_bytes_limit = static_cast<size_t>(s.gpu_memory_mb) << 20;
   e.sign_key_cache = s.gpu_sign_key_cache;
   e.verify_key_cache = s.gpu_verify_key_cache;
   e.kernels = s.gpu_kernels == "coop" ? gpu::KernelSet::coop : gpu::KernelSet::thread;

@@ -596,19 +596,107 @@ TEST(EngineFaults, ParallelStagingGivesTheSameBytes) {
   for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(sigs[items.size() - 1 - i], work.sigs_want[i]) << i;
 }
 
-// Review finding 9: buffers are made with the engine; batches of every
-// operation and parameter set allocate and free nothing.
+// Review finding 9: once the buffers have grown to the batches, batches of
+// every operation and parameter set allocate and free nothing.
 TEST(EngineFaults, BatchesAllocateNothing) {
   auto sim = gpu::make_sim_platform({});
   std::string why;
   std::unique_ptr<Engine> e = Engine::create(sim, small_config(), &why);
   ASSERT_NE(e, nullptr) << why;
+  // Full chunks, and each parameter set's key caches, made on first use.
+  for (ParamSet set : kAllParamSets) EXPECT_TRUE(Work(set, 11, 3).run(*e).empty());
   const gpu::SimStats before = sim->stats(0);
   for (ParamSet set : kAllParamSets) EXPECT_TRUE(Work(set, 11, 3).run(*e).empty());
   const gpu::SimStats after = sim->stats(0);
   EXPECT_EQ(after.calls[op_index(SimOp::alloc_device)], before.calls[op_index(SimOp::alloc_device)]);
   EXPECT_EQ(after.calls[op_index(SimOp::alloc_pinned)], before.calls[op_index(SimOp::alloc_pinned)]);
   EXPECT_EQ(after.live_device_bytes, before.live_device_bytes);
+}
+
+// Issue 33: an engine starts with small buffers and grows them (doubling)
+// only when a batch needs bigger chunks, up to chunk_items; gpu_memory_mb's
+// limit caps the chunks instead; a device out of memory keeps the chunks it
+// has. Every result stays exact throughout.
+TEST(EngineMemory, BuffersGrowWithTheBatchesUpToTheLimits) {
+  auto sim = gpu::make_sim_platform({});
+  EngineConfig ec = small_config();
+  ec.first_chunk_items = 1;
+  ec.chunk_items = 8;
+  ec.sign_key_cache = ec.verify_key_cache = false;  // the buffers alone (the caches: below)
+  std::string why;
+  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  const uint64_t start = sim->stats(0).live_device_bytes;
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_65, 1, 1).run(*e).empty());
+  EXPECT_EQ(sim->stats(0).live_device_bytes, start) << "a one-item batch fits the first buffers";
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_65, 3, 2).run(*e).empty());
+  const uint64_t grown = sim->stats(0).live_device_bytes;
+  EXPECT_GT(grown, start);
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_87, 20, 3).run(*e).empty());
+  const uint64_t full = sim->stats(0).live_device_bytes;
+  EXPECT_GT(full, grown);
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_44, 40, 5).run(*e).empty());
+  EXPECT_EQ(sim->stats(0).live_device_bytes, full) << "chunk_items (8) caps the growth";
+  EXPECT_TRUE(sim->freed_with_secrets().empty());
+
+  // A memory limit of what 3 more tasks per chunk take (the buffers grow
+  // about linearly in the chunk): chunks of 2, from the start.
+  auto sim2 = gpu::make_sim_platform({});
+  EngineConfig capped = ec;
+  capped.first_chunk_items = 8;
+  capped.buffer_bytes_limit = grown - start;
+  std::unique_ptr<Engine> e2 = Engine::create(sim2, capped, &why);
+  ASSERT_NE(e2, nullptr) << why;
+  const uint64_t capped_start = sim2->stats(0).live_device_bytes;
+  EXPECT_GT(capped_start, start);
+  EXPECT_LT(capped_start, grown);
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_87, 20, 3).run(*e2).empty());
+  EXPECT_EQ(sim2->stats(0).live_device_bytes, capped_start);
+
+  // Too small a limit for one task per stream: a named refusal.
+  EngineConfig tiny = ec;
+  tiny.buffer_bytes_limit = 1000;
+  EXPECT_EQ(Engine::create(gpu::make_sim_platform({}), tiny, &why), nullptr);
+  EXPECT_NE(why.find("gpu_memory_mb"), std::string::npos) << why;
+
+  // A device without room to grow: the batch runs in the chunks there are.
+  SimConfig small;
+  small.memory_bytes = start + (grown - start) / 2;
+  auto sim3 = gpu::make_sim_platform(small);
+  std::unique_ptr<Engine> e3 = Engine::create(sim3, ec, &why);
+  ASSERT_NE(e3, nullptr) << why;
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_65, 7, 3).run(*e3).empty());
+  EXPECT_EQ(sim3->stats(0).live_device_bytes, start);
+  EXPECT_EQ(e3->live_devices(), 1u);
+}
+
+// A parameter set's key caches are made by its first chunk that uses them:
+// a process that signs with one set holds no other set's.
+TEST(EngineMemory, KeyCachesAreMadeOnFirstUse) {
+  auto sim = gpu::make_sim_platform({});
+  EngineConfig ec = small_config();
+  ec.first_chunk_items = ec.chunk_items;
+  std::string why;
+  std::unique_ptr<Engine> e = Engine::create(sim, ec, &why);
+  ASSERT_NE(e, nullptr) << why;
+  const uint64_t start = sim->stats(0).live_device_bytes;
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_44, 4, 2).run(*e).empty());
+  const uint64_t with44 = sim->stats(0).live_device_bytes;
+  EXPECT_GT(with44, start);
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_44, 5, 3).run(*e).empty());
+  EXPECT_EQ(sim->stats(0).live_device_bytes, with44);
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_65, 4, 2).run(*e).empty());
+  EXPECT_GT(sim->stats(0).live_device_bytes, with44);
+
+  // No room for a cache: the chunks expand their own keys, exactly.
+  SimConfig tight;
+  tight.memory_bytes = start + 1;
+  auto sim2 = gpu::make_sim_platform(tight);
+  std::unique_ptr<Engine> e2 = Engine::create(sim2, ec, &why);
+  ASSERT_NE(e2, nullptr) << why;
+  EXPECT_TRUE(Work(ParamSet::ML_DSA_87, 5, 2).run(*e2).empty());
+  EXPECT_EQ(sim2->stats(0).live_device_bytes, start);
+  EXPECT_EQ(e2->live_devices(), 1u);
 }
 
 // Review finding 6: chunks on other streams that use a key another chunk is
