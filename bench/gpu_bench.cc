@@ -65,7 +65,8 @@ bool wanted(const char* op) {
 // callers' buffers keep up with, for keygen, verify and sign with distinct
 // keys. Nothing is computed, so nothing is checked: these rows measure the
 // host side only.
-int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& sets, size_t max_batch) {
+int staging_main(const mldsa::prov::Settings& settings, const std::vector<size_t>& batches,
+                 const std::vector<size_t>& sets, size_t max_batch) {
   mldsa::gpu::SimConfig sc;
   sc.device_work = false;
   if (const char* d = std::getenv("MLDSA_ACCEL_SIM_DEVICES"); d && *d) sc.devices = std::atoi(d);
@@ -74,11 +75,6 @@ int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& 
   config.sign_key_cache = config.verify_key_cache = false;
   config.chunk_items = std::min(config.chunk_items, max_batch);
   std::string why;
-  mldsa::prov::Settings settings;
-  if (!mldsa::prov::apply_environment(settings, true, &why)) {
-    std::printf("%s\n", why.c_str());
-    return 1;
-  }
   const mldsa::gpu::EngineConfig from_settings = mldsa::route::engine_config(settings);
   config.gpus = from_settings.gpus;
   config.split = from_settings.split;
@@ -131,13 +127,8 @@ int staging_main(const std::vector<size_t>& batches, const std::vector<size_t>& 
 // creation, then after ML-DSA-87 signing batches of each size (distinct keys,
 // the biggest staging there is). Device and pinned bytes are the simulated
 // device's own count of what is allocated.
-int memory_main(std::vector<size_t> batches) {
+int memory_main(const mldsa::prov::Settings& settings, std::vector<size_t> batches) {
   std::string why;
-  mldsa::prov::Settings settings;
-  if (!mldsa::prov::apply_environment(settings, true, &why)) {
-    std::printf("%s\n", why.c_str());
-    return 1;
-  }
   const mldsa::route::RouterConfig rc = mldsa::route::router_config(settings);
   mldsa::gpu::EngineConfig config = rc.engine;
   config.chunk_items = std::clamp<size_t>(rc.limits.max_batch, 1, config.chunk_items);  // as route/router.cc
@@ -185,10 +176,6 @@ int main() {
   const std::vector<size_t> batches = env_list("MLDSA_ACCEL_GPU_BATCHES", "1000,10000,100000,1000000");
   const std::vector<size_t> sets = env_list("MLDSA_ACCEL_GPU_SETS", "44,65,87");
   const size_t max_batch = *std::max_element(batches.begin(), batches.end());
-  if (const char* mode = std::getenv("MLDSA_ACCEL_GPU_BENCH_MODE"); mode && std::string(mode) == "staging")
-    return staging_main(batches, sets, max_batch);
-  if (const char* mode = std::getenv("MLDSA_ACCEL_GPU_BENCH_MODE"); mode && std::string(mode) == "memory")
-    return memory_main(batches);
   // The module's settings (MLDSA_ACCEL_GPU_KERNELS, MLDSA_ACCEL_SIM_DEVICES, ...)
   // from the environment, as the test build of the module reads them.
   std::string why;
@@ -197,6 +184,9 @@ int main() {
     std::printf("%s\n", why.c_str());
     return 1;
   }
+  const char* mode = std::getenv("MLDSA_ACCEL_GPU_BENCH_MODE");
+  if (mode && std::string(mode) == "staging") return staging_main(settings, batches, sets, max_batch);
+  if (mode && std::string(mode) == "memory") return memory_main(settings, batches);
   const mldsa::route::RouterConfig rc = mldsa::route::router_config(settings);
   mldsa::gpu::EngineConfig config = rc.engine;
   config.chunk_items = std::min(config.chunk_items, max_batch);  // no buffers bigger than a batch needs
