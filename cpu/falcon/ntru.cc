@@ -147,17 +147,6 @@ int poly_bits(const ZPoly& a) {
   return b;
 }
 
-// floor(x / 2^s) as a double; the quotient must fit in 62 bits.
-double zto_double(const Limb* x, size_t w, size_t s) {
-  const Limb ext = sign_limb(x, w);
-  auto limb = [&](size_t i) -> uint64_t { return i < w ? x[i] : ext; };
-  const size_t o = s / 32;
-  const unsigned r = s % 32;
-  const uint64_t lo = limb(o) | limb(o + 1) << 32, hi = limb(o + 2);
-  const uint64_t v = r == 0 ? lo : (lo >> r) | (hi << (64 - r));
-  return static_cast<double>(static_cast<int64_t>(v));
-}
-
 // N(f) = f0^2 - x f1^2 mod x^(m/2) + 1, for f = f0(x^2) + x f1(x^2), in width w.
 ZPoly field_norm(const ZPoly& f, size_t w) {
   const size_t h = f.m / 2;
@@ -203,88 +192,201 @@ ZPoly lift(const ZPoly& Fp, const ZPoly& g, size_t w) {
   return r;
 }
 
+// x 2^-s as a double, for x of any length: from the top three limbs of |x|
+// (relative error about 2^-52; the limbs below cannot change it). The caller
+// picks s so that the result stays far from overflow.
+double zscaled(const Limb* x, size_t w, int s) {
+  const Limb ext = sign_limb(x, w);  // y = x ^ ext is |x| for x >= 0, |x| - 1 below
+  size_t t = w;
+  while (t > 0 && (x[t - 1] ^ ext) == 0) --t;
+  const size_t lo = t > 3 ? t - 3 : 0;
+  double v = 0.0;
+  for (size_t i = t; i-- > lo;) v = v * 4294967296.0 + static_cast<double>(x[i] ^ ext);
+  if (ext != 0) v = -(v + (lo == 0 ? 1.0 : 0.0));
+  return std::ldexp(v, static_cast<int>(32 * lo) - s);
+}
+
+// The approximations of a polynomial pair carry this many bits above their
+// scale: all a binary64 can hold, with room for the products of the FFT.
+constexpr int APPROX_BITS = 150;
+
 // Babai reduction of (F, G) against (f, g) (all of width w, m coefficients):
-// (F, G) -= k (f, g) with k = round((F adj f + G adj g) / (f adj f + g adj g)),
-// from scaled binary64 approximations, until k is zero at f's scale.
-bool reduce(ZPoly& F, ZPoly& G, const ZPoly& f, const ZPoly& g) {
-  const size_t m = f.m, w = f.w;
-  unsigned logm = 0;
-  while ((size_t{1} << logm) < m) ++logm;
-  const int bf = std::max(poly_bits(f), poly_bits(g));
-  const int sf = std::max(0, bf - 38);
-  std::vector<double> fa(m), ga(m), den(m), Fa(m), Ga(m);
-  for (size_t i = 0; i < m; ++i) {
-    fa[i] = zto_double(f.c(i), w, sf);
-    ga[i] = zto_double(g.c(i), w, sf);
+// (F, G) -= (k (f, g)) << s with k = round((F adj f + G adj g) / (f adj f +
+// g adj g) / 2^s). The approximations keep each coefficient's exponent, so
+// F may be any length against f.
+class Babai {
+ public:
+  Babai(const ZPoly& f, const ZPoly& g) : f_(f), g_(g), m_(f.m), fa_(m_), ga_(m_), den_(m_), qa_(m_), qb_(m_), T_(m_, f.w) {
+    while ((size_t{1} << logm_) < m_) ++logm_;
+    sf_ = std::max(0, std::max(poly_bits(f), poly_bits(g)) - APPROX_BITS);
+    for (size_t i = 0; i < m_; ++i) {
+      fa_[i] = zscaled(f.c(i), f.w, sf_);
+      ga_[i] = zscaled(g.c(i), g.w, sf_);
+    }
+    fft(fa_.data(), logm_);
+    fft(ga_.data(), logm_);
+    std::memcpy(den_.data(), fa_.data(), m_ * sizeof(double));
+    poly_mulselfadj_fft(den_.data(), logm_);
+    std::memcpy(qa_.data(), ga_.data(), m_ * sizeof(double));
+    poly_mulselfadj_fft(qa_.data(), logm_);
+    poly_add(den_.data(), qa_.data(), logm_);
   }
-  fft(fa.data(), logm);
-  fft(ga.data(), logm);
-  std::memcpy(den.data(), fa.data(), m * sizeof(double));
-  poly_mulselfadj_fft(den.data(), logm);
-  std::memcpy(Fa.data(), ga.data(), m * sizeof(double));
-  poly_mulselfadj_fft(Fa.data(), logm);
-  poly_add(den.data(), Fa.data(), logm);
-  std::vector<int32_t> k(m);
-  ZPoly T(m, w);
-  bool force = false;
-  int slack = 0;
-  for (int iter = 0; iter < 100000; ++iter) {
-    const int bF = std::max(poly_bits(F), poly_bits(G));
-    // Fa about 20 bits longer than fa, fewer where f's spectrum made k
-    // overflow before (slack).
-    const int sF = force ? sf : std::max(sf, bF - (bf - sf) - 20 + slack);
-    if (bF - sF > 61) return false;
-    for (size_t i = 0; i < m; ++i) {
-      Fa[i] = zto_double(F.c(i), w, sF);
-      Ga[i] = zto_double(G.c(i), w, sF);
+  ~Babai() {
+    for (auto* v : {&fa_, &ga_, &den_, &qa_, &qb_}) wipe(v->data(), m_ * sizeof(double));
+  }
+
+  // The quotient, scaled by 2^-s: m values.
+  const double* quotient(const ZPoly& F, const ZPoly& G, int s) {
+    const int sF = std::max(0, std::max(poly_bits(F), poly_bits(G)) - APPROX_BITS);
+    for (size_t i = 0; i < m_; ++i) {
+      qa_[i] = zscaled(F.c(i), F.w, sF);
+      qb_[i] = zscaled(G.c(i), G.w, sF);
     }
-    fft(Fa.data(), logm);
-    fft(Ga.data(), logm);
-    poly_muladj_fft(Fa.data(), fa.data(), logm);
-    poly_muladj_fft(Ga.data(), ga.data(), logm);
-    poly_add(Fa.data(), Ga.data(), logm);
-    for (size_t i = 0; i < m / 2; ++i) {
-      Fa[i] /= den[i];
-      Fa[i + m / 2] /= den[i];
+    fft(qa_.data(), logm_);
+    fft(qb_.data(), logm_);
+    poly_muladj_fft(qa_.data(), fa_.data(), logm_);
+    poly_muladj_fft(qb_.data(), ga_.data(), logm_);
+    poly_add(qa_.data(), qb_.data(), logm_);
+    for (size_t i = 0; i < m_ / 2; ++i) {
+      qa_[i] /= den_[i];
+      qa_[i + m_ / 2] /= den_[i];
     }
-    ifft(Fa.data(), logm);
-    double qmax = 0.0;
-    for (size_t i = 0; i < m; ++i) qmax = std::max(qmax, std::fabs(Fa[i]));
-    if (!(qmax < 1073741824.0)) {  // k must fit 30 bits: scale F further down
-      if (force || !(qmax < 1e300)) return false;
-      slack += static_cast<int>(std::ceil(std::log2(qmax))) - 28;
-      continue;
-    }
-    bool zero = true;
-    for (size_t i = 0; i < m; ++i) {
-      k[i] = static_cast<int32_t>(fpr_rint(Fa[i]));
-      zero &= k[i] == 0;
-    }
-    if (zero) {
-      if (sF == sf) return true;
-      force = true;
-      continue;
-    }
-    force = false;
+    ifft(qa_.data(), logm_);
+    poly_mulconst(qa_.data(), std::ldexp(1.0, sF - sf_ - s), logm_);
+    return qa_.data();
+  }
+
+  // (F, G) -= (k (f, g)) << s.
+  void subtract(ZPoly& F, ZPoly& G, const int32_t* k, int s) {
+    const size_t w = F.w;
     for (ZPoly* pr : {&F, &G}) {
-      const ZPoly& src = pr == &F ? f : g;
-      std::fill(T.d.begin(), T.d.end(), 0);
-      for (size_t i = 0; i < m; ++i) {
+      const ZPoly& src = pr == &F ? f_ : g_;
+      std::fill(T_.d.begin(), T_.d.end(), 0);
+      for (size_t i = 0; i < m_; ++i) {
         if (k[i] == 0) continue;
-        for (size_t j = 0; j < m; ++j) {
+        for (size_t j = 0; j < m_; ++j) {
           size_t idx = i + j;
           int32_t kk = k[i];
-          if (idx >= m) {
-            idx -= m;
+          if (idx >= m_) {
+            idx -= m_;
             kk = -kk;
           }
-          zmac_small(T.c(idx), src.c(j), kk, w);
+          zmac_small(T_.c(idx), src.c(j), kk, w);
         }
       }
-      for (size_t i = 0; i < m; ++i) zsub_shifted(pr->c(i), T.c(i), w, static_cast<size_t>(sF - sf));
+      for (size_t i = 0; i < m_; ++i) zsub_shifted(pr->c(i), T_.c(i), w, static_cast<size_t>(s));
     }
   }
+
+ private:
+  const ZPoly &f_, &g_;
+  size_t m_;
+  unsigned logm_ = 0;
+  int sf_ = 0;
+  std::vector<double> fa_, ga_, den_, qa_, qb_;
+  ZPoly T_;
+};
+
+// The round-3 reference's length bounds for NTRUSolve by depth (its
+// keygen.c tables, for n up to 1024): f and g, and the reduced F and G, in
+// SMALL_WORDS 31-bit words; F and G before reduction in LARGE_WORDS; the
+// measured bit length of f and g, average and standard deviation. Its solver
+// gives up on an (f, g) whose values leave these bounds, and keygen then
+// draws the next (f, g): the KATs depend on giving up on exactly the same
+// pairs, so the same bounds apply here.
+constexpr int SMALL_WORDS[11] = {1, 1, 2, 2, 4, 7, 14, 27, 53, 106, 209};
+constexpr int LARGE_WORDS[10] = {2, 2, 5, 7, 12, 21, 40, 78, 157, 308};
+constexpr int FG_BITS_AVG[11] = {4, 11, 24, 50, 102, 202, 401, 794, 1577, 3138, 6308};
+constexpr int FG_BITS_STD[11] = {0, 1, 1, 1, 1, 2, 4, 5, 8, 13, 25};
+
+// True when every value of a and b fits a signed integer of `words` 31-bit words.
+bool fits_words(const ZPoly& a, const ZPoly& b, int words) {
+  return std::max(poly_bits(a), poly_bits(b)) <= 31 * words - 1;
+}
+
+// The reduction at the intermediate depths, with the reference's schedule:
+// k in 31 bits at a scale s that starts at the largest length F may have
+// less the smallest f may have and drops by 25 bits a round down to a last
+// round at s = 0, whatever k was. The reference fails where k leaves 31 bits
+// or (F, G) outgrow the words it tracks for them (it would read wrong
+// values); an (f, g) so ill-conditioned that a round takes off fewer bits
+// than assumed fails here too (their approximations have the same binary64
+// precision as these).
+bool reduce_scheduled(ZPoly& F, ZPoly& G, const ZPoly& f, const ZPoly& g, unsigned depth) {
+  Babai b(f, g);
+  const int minbl = FG_BITS_AVG[depth] - 6 * FG_BITS_STD[depth];
+  const int maxbl = FG_BITS_AVG[depth] + 6 * FG_BITS_STD[depth];
+  int words = LARGE_WORDS[depth];
+  int maxbl_FG = 31 * words;
+  int s = maxbl_FG - minbl;
+  std::vector<int32_t> k(f.m);
+  for (;;) {
+    if (!fits_words(F, G, words)) return false;
+    const double* q = b.quotient(F, G, s);
+    for (size_t i = 0; i < f.m; ++i) {
+      if (!(q[i] > -2147483647.0 && q[i] < 2147483647.0)) return false;
+      k[i] = static_cast<int32_t>(fpr_rint(q[i]));
+    }
+    b.subtract(F, G, k.data(), s);
+    // (F, G) now have at most s + maxbl + 10 bits.
+    if (s + maxbl + 10 < maxbl_FG) {
+      maxbl_FG = s + maxbl + 10;
+      if (31 * words >= maxbl_FG + 31) --words;
+    }
+    if (s == 0) break;
+    s = std::max(0, s - 25);
+  }
+  return fits_words(F, G, std::min(words, SMALL_WORDS[depth]));
+}
+
+// The reduction at depths 1 and 0, where the reference rounds the exact
+// quotient once: repeated here until k = 0 (the same result; the rounds
+// after the first find k = 0 unless the approximations were off).
+bool reduce_full(ZPoly& F, ZPoly& G, const ZPoly& f, const ZPoly& g) {
+  Babai b(f, g);
+  std::vector<int32_t> k(f.m);
+  for (int round = 0; round < 4000; ++round) {
+    const double* q = b.quotient(F, G, 0);
+    double qmax = 0.0;
+    for (size_t i = 0; i < f.m; ++i) qmax = std::max(qmax, std::fabs(q[i]));
+    if (!(qmax < 1e300)) return false;
+    int e = 0;
+    std::frexp(qmax, &e);  // qmax < 2^e: k in 31 bits at s
+    const int s = std::max(0, e - 30);
+    const double scale = std::ldexp(1.0, -s);
+    bool zero = true;
+    for (size_t i = 0; i < f.m; ++i) {
+      k[i] = static_cast<int32_t>(fpr_rint(q[i] * scale));
+      zero &= k[i] == 0;
+    }
+    if (zero) return true;
+    b.subtract(F, G, k.data(), s);
+  }
   return false;
+}
+
+// Depth 0 of the reference: F adj f + G adj g, computed modulo the prime
+// 2147473409 and taken in (-p/2, p/2), is right only while it fits there.
+bool numerator_fits(const ZPoly& F, const ZPoly& G, const ZPoly& f, const ZPoly& g) {
+  const size_t m = f.m;
+  if (std::max(poly_bits(F), poly_bits(G)) > 62 || std::max(poly_bits(f), poly_bits(g)) > 30) return false;
+  auto val = [](const ZPoly& a, size_t i) {
+    return static_cast<int64_t>(uint64_t{a.c(i)[0]} | uint64_t{a.c(i)[1]} << 32);
+  };
+  constexpr __int128 HALF_P = 2147473409 / 2;
+  for (size_t k = 0; k < m; ++k) {
+    // Coefficient k of F adj f + G adj g: adj(f)_j = f_0 for j = 0, -f_(m-j) otherwise.
+    __int128 acc = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const size_t j = (k + m - i) % m;  // F_i adj(f)_j lands at i + j = k mod m
+      const size_t fj = j == 0 ? 0 : m - j;
+      const bool neg = (j != 0) != (i + j >= m);  // adj's sign times the wrap's
+      const __int128 t = static_cast<__int128>(val(F, i)) * val(f, fj) + static_cast<__int128>(val(G, i)) * val(g, fj);
+      acc += neg ? -t : t;
+    }
+    if (acc > HALF_P || acc < -HALF_P) return false;
+  }
+  return true;
 }
 
 // u a + v b = 1 for a, b > 0 not both even (binary extended GCD, HAC 14.61);
@@ -380,11 +482,21 @@ bool ntru_solve(int8_t* Fout, int8_t* Gout, const int8_t* f, const int8_t* g, un
     zmac_small(Gc.c(0), u.c(0), static_cast<int32_t>(Q), wt);
     zmac_small(Fc.c(0), v.c(0), -static_cast<int32_t>(Q), wt);
   }
+  if (!fits_words(Fc, Gc, SMALL_WORDS[logn])) return false;
   for (unsigned d = logn; d-- > 0;) {
-    const size_t w = wF[d + 1] + wf[d] + 1;
+    const size_t w = std::max(wF[d + 1] + wf[d] + 1, static_cast<size_t>(31 * LARGE_WORDS[d]) / 32 + 2);
     ZPoly F = lift(Fc, gs[d], w), G = lift(Gc, fs[d], w);
     const ZPoly fe = resized(fs[d], w), ge = resized(gs[d], w);
-    if (!reduce(F, G, fe, ge)) return false;
+    if (logn <= 2 || d >= 2) {
+      if (!reduce_scheduled(F, G, fe, ge, d)) return false;
+    } else {
+      // The reference builds depth 1's (F, G) in LARGE_WORDS[1] words and
+      // keeps the result in one; at depth 0 it works modulo one 31-bit prime.
+      if (d == 1 && !fits_words(F, G, LARGE_WORDS[1])) return false;
+      if (d == 0 && !numerator_fits(F, G, fe, ge)) return false;
+      if (!reduce_full(F, G, fe, ge)) return false;
+      if (d == 1 && !fits_words(F, G, 1)) return false;
+    }
     if (std::max(poly_bits(F), poly_bits(G)) > static_cast<int>(32 * wF[d]) - 2) return false;
     Fc = resized(F, wF[d]);
     Gc = resized(G, wF[d]);
