@@ -12,42 +12,74 @@ namespace {
 
 // ffSampling (specification Algorithm 11) with the LDL tree computed on the
 // fly: z = (t0, t1) replaced by the sampled vector. g00, g01, g11 (the Gram
-// matrix) are destroyed. tmp: 5n doubles (2.5n at this level, the rest below).
-// Recursion depth is logn (<= 10).
+// matrix) are destroyed. tmp: 5n doubles.
+//
+// Iterative rather than recursive (no call stack, no heap), so that the same
+// code can run as one GPU thread's task: the node at level L (n_L =
+// 2^L values) keeps its children's operands in its own tmp (a: the halves of
+// a self-adjoint d and a copy of the first, 1.5 n_L; u: the halves of a
+// target, n_L; then the child's tmp), so every node's buffers follow from
+// the level alone. The walk needs only the current level and one stage per
+// level (0: entering, 1: first child (z1) done, 2: second child (z0) done);
+// the order of its steps depends on logn only, never on the values.
 void ff_sampling(SamplerCtx& sc, double* t0, double* t1, double* g00, double* g01, double* g11,
                  double inv_sigma, unsigned logn, double* tmp) {
-  if (logn == 0) {
-    // The leaf's sigma' = sigma / sqrt(g00); the sampler takes 1 / sigma'.
-    const double leaf = std::sqrt(g00[0]) * inv_sigma;
-    t0[0] = static_cast<double>(sampler_z(sc, t0[0], leaf));
-    t1[0] = static_cast<double>(sampler_z(sc, t1[0], leaf));
-    return;
+  struct Node {
+    double *t0, *t1, *g00, *g01, *g11, *tmp;
+  };
+  Node node[MAX_LOGN + 1];
+  uint8_t stage[MAX_LOGN + 1];
+  node[logn] = {t0, t1, g00, g01, g11, tmp};
+  for (unsigned L = logn; L > 0; --L) {
+    const size_t n = size_t{1} << L, hn = n / 2;
+    double* a = node[L].tmp;
+    double* u = a + n + hn;
+    node[L - 1] = {u, u + hn, a, a + hn, a + n, u + n};
   }
-  const size_t n = size_t{1} << logn, hn = n / 2;
-  poly_ldl_fft(g00, g01, g11, logn);  // g01 = l10, g11 = d11
-  double* a = tmp;           // the halves of a self-adjoint d, and a copy of the first
-  double* u = tmp + n + hn;  // the halves of a target
-  double* sub = tmp + 2 * n + hn;
-
-  // z1 from t1 over d11.
-  split_fft(a, a + hn, g11, logn);
-  std::memcpy(a + n, a, hn * sizeof(double));
-  split_fft(u, u + hn, t1, logn);
-  ff_sampling(sc, u, u + hn, a, a + hn, a + n, inv_sigma, logn - 1, sub);
-  merge_fft(g11, u, u + hn, logn);  // g11 now holds z1
-  // t0 += (t1 - z1) l10, then t1 = z1.
-  std::memcpy(a, t1, n * sizeof(double));
-  poly_sub(a, g11, logn);
-  poly_mul_fft(a, g01, logn);
-  poly_add(t0, a, logn);
-  std::memcpy(t1, g11, n * sizeof(double));
-
-  // z0 from t0 over d00.
-  split_fft(a, a + hn, g00, logn);
-  std::memcpy(a + n, a, hn * sizeof(double));
-  split_fft(u, u + hn, t0, logn);
-  ff_sampling(sc, u, u + hn, a, a + hn, a + n, inv_sigma, logn - 1, sub);
-  merge_fft(t0, u, u + hn, logn);
+  unsigned L = logn;
+  stage[L] = 0;
+  for (;;) {
+    const Node& c = node[L];
+    if (L == 0) {
+      // The leaf's sigma' = sigma / sqrt(g00); the sampler takes 1 / sigma'.
+      const double leaf = std::sqrt(c.g00[0]) * inv_sigma;
+      c.t0[0] = static_cast<double>(sampler_z(sc, c.t0[0], leaf));
+      c.t1[0] = static_cast<double>(sampler_z(sc, c.t1[0], leaf));
+      if (logn == 0) return;
+      L = 1;
+      continue;
+    }
+    const size_t n = size_t{1} << L, hn = n / 2;
+    double* a = c.tmp;
+    double* u = a + n + hn;
+    switch (stage[L]) {
+      case 0:  // z1 from t1 over d11
+        poly_ldl_fft(c.g00, c.g01, c.g11, L);  // g01 = l10, g11 = d11
+        split_fft(a, a + hn, c.g11, L);
+        std::memcpy(a + n, a, hn * sizeof(double));
+        split_fft(u, u + hn, c.t1, L);
+        break;
+      case 1:  // t0 += (t1 - z1) l10, t1 = z1; then z0 from t0 over d00
+        merge_fft(c.g11, u, u + hn, L);  // g11 now holds z1
+        std::memcpy(a, c.t1, n * sizeof(double));
+        poly_sub(a, c.g11, L);
+        poly_mul_fft(a, c.g01, L);
+        poly_add(c.t0, a, L);
+        std::memcpy(c.t1, c.g11, n * sizeof(double));
+        split_fft(a, a + hn, c.g00, L);
+        std::memcpy(a + n, a, hn * sizeof(double));
+        split_fft(u, u + hn, c.t0, L);
+        break;
+      default:  // z0 done
+        merge_fft(c.t0, u, u + hn, L);
+        if (L == logn) return;
+        ++L;
+        continue;
+    }
+    ++stage[L];
+    --L;
+    stage[L] = 0;
+  }
 }
 
 struct SecretKey {
