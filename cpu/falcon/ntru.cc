@@ -287,9 +287,9 @@ class Babai {
   ZPoly T_;
 };
 
-// The round-3 reference's length bounds for NTRUSolve by depth (its
-// keygen.c tables, for n up to 1024): f and g, and the reduced F and G, in
-// SMALL_WORDS 31-bit words; F and G before reduction in LARGE_WORDS; the
+// The round-3 reference's length bounds for NTRUSolve by depth (tables of
+// its key generation, for n up to 1024): f and g, and the reduced F and G,
+// in SMALL_WORDS 31-bit words; F and G before reduction in LARGE_WORDS; the
 // measured bit length of f and g, average and standard deviation. Its solver
 // gives up on an (f, g) whose values leave these bounds, and keygen then
 // draws the next (f, g): the KATs depend on giving up on exactly the same
