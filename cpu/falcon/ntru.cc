@@ -114,16 +114,18 @@ void zmac_small(Limb* acc, const Limb* a, int32_t k, size_t w) {
   }
 }
 
-// x -= y << s, mod 2^(32 w).
-void zsub_shifted(Limb* x, const Limb* y, size_t w, size_t s) {
+// x (w limbs) -= y (wy limbs, sign-extended) << s, mod 2^(32 w).
+void zsub_shifted(Limb* x, size_t w, const Limb* y, size_t wy, size_t s) {
   const size_t o = s / 32;
   const unsigned r = s % 32;
+  const Limb ext = sign_limb(y, wy);
+  auto yl = [&](size_t i) { return i < wy ? y[i] : ext; };
   uint64_t b = 0;
   for (size_t i = 0; i < w; ++i) {
     Limb v = 0;
     if (i >= o) {
-      v = y[i - o] << r;
-      if (r != 0 && i > o) v |= y[i - o - 1] >> (32 - r);
+      v = yl(i - o) << r;
+      if (r != 0 && i > o) v |= yl(i - o - 1) >> (32 - r);
     }
     const uint64_t t = uint64_t{x[i]} - v - b;
     x[i] = static_cast<Limb>(t);
@@ -216,7 +218,9 @@ constexpr int APPROX_BITS = 150;
 // F may be any length against f.
 class Babai {
  public:
-  Babai(const ZPoly& f, const ZPoly& g) : f_(f), g_(g), m_(f.m), fa_(m_), ga_(m_), den_(m_), qa_(m_), qb_(m_), T_(m_, f.w) {
+  Babai(const ZPoly& f, const ZPoly& g)
+      : f_(f), g_(g), m_(f.m), fa_(m_), ga_(m_), den_(m_), qa_(m_), qb_(m_),
+        T_(m_, product_width(f, g)) {
     while ((size_t{1} << logm_) < m_) ++logm_;
     sf_ = std::max(0, std::max(poly_bits(f), poly_bits(g)) - APPROX_BITS);
     for (size_t i = 0; i < m_; ++i) {
@@ -256,9 +260,9 @@ class Babai {
     return qa_.data();
   }
 
-  // (F, G) -= (k (f, g)) << s.
+  // (F, G) -= (k (f, g)) << s, for k of at most 31 bits.
   void subtract(ZPoly& F, ZPoly& G, const int32_t* k, int s) {
-    const size_t w = F.w;
+    const size_t w = T_.w;
     for (ZPoly* pr : {&F, &G}) {
       const ZPoly& src = pr == &F ? f_ : g_;
       std::fill(T_.d.begin(), T_.d.end(), 0);
@@ -274,11 +278,17 @@ class Babai {
           zmac_small(T_.c(idx), src.c(j), kk, w);
         }
       }
-      for (size_t i = 0; i < m_; ++i) zsub_shifted(pr->c(i), T_.c(i), w, static_cast<size_t>(s));
+      for (size_t i = 0; i < m_; ++i) zsub_shifted(pr->c(i), pr->w, T_.c(i), w, static_cast<size_t>(s));
     }
   }
 
  private:
+  // Limbs that hold k f and k g (31-bit k, m terms), at most f's width.
+  static size_t product_width(const ZPoly& f, const ZPoly& g) {
+    const size_t bits = static_cast<size_t>(std::max(poly_bits(f), poly_bits(g))) + 32 + 11;
+    return std::min(f.w, bits / 32 + 2);
+  }
+
   const ZPoly &f_, &g_;
   size_t m_;
   unsigned logm_ = 0;
