@@ -19,6 +19,8 @@
 #include <openssl/provider.h>
 
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -410,6 +412,47 @@ TEST_P(FalconProvider, OqsProviderLayouts) {
 INSTANTIATE_TEST_SUITE_P(Variants, FalconProvider, testing::Range(0, 4), [](const testing::TestParamInfo<int>& i) {
   return std::string(kVariants[i.param].name);
 });
+
+// --- TLS 1.3 code points ---------------------------------------------------------
+
+std::vector<std::string> tls_sigalgs(OSSL_PROVIDER* prov) {
+  std::vector<std::string> names;
+  OSSL_PROVIDER_get_capabilities(
+      prov, "TLS-SIGALG",
+      [](const OSSL_PARAM params[], void* arg) -> int {
+        const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, "tls-sigalg-iana-name");
+        const OSSL_PARAM* cp = OSSL_PARAM_locate_const(params, "tls-sigalg-code-point");
+        const OSSL_PARAM* oid = OSSL_PARAM_locate_const(params, "tls-sigalg-oid");
+        const char* s = nullptr;
+        const char* o = nullptr;
+        unsigned int code = 0;
+        if (p && OSSL_PARAM_get_utf8_string_ptr(p, &s) && cp && OSSL_PARAM_get_uint(cp, &code) && oid &&
+            OSSL_PARAM_get_utf8_string_ptr(oid, &o) && std::strncmp(s, "falcon", 6) == 0) {
+          char buf[16];
+          std::snprintf(buf, sizeof buf, "=%04x ", code);
+          static_cast<std::vector<std::string>*>(arg)->push_back(std::string(s) + buf + o);
+        }
+        return 1;
+      },
+      &names);
+  return names;
+}
+
+// Off by default; tls_falcon = yes offers oqs-provider's code points with their OIDs.
+TEST(FalconTls, CodePointsOnlyWithTheSetting) {
+  EXPECT_TRUE(tls_sigalgs(shared_lib().mldsa).empty());
+  setenv("MLDSA_ACCEL_TLS_FALCON", "yes", 1);
+  OSSL_LIB_CTX* lib = OSSL_LIB_CTX_new();
+  ASSERT_EQ(OSSL_PROVIDER_set_default_search_path(lib, MLDSA_PROVIDER_DIR), 1);
+  OSSL_PROVIDER* on = OSSL_PROVIDER_load(lib, "mldsa-accel");
+  unsetenv("MLDSA_ACCEL_TLS_FALCON");
+  ASSERT_NE(on, nullptr);
+  const std::vector<std::string> want = {"falcon512=fed7 1.3.9999.3.11", "falconpadded512=fedc 1.3.9999.3.16",
+                                         "falcon1024=feda 1.3.9999.3.14", "falconpadded1024=fedf 1.3.9999.3.19"};
+  EXPECT_EQ(tls_sigalgs(on), want);
+  OSSL_PROVIDER_unload(on);
+  OSSL_LIB_CTX_free(lib);
+}
 
 // --- the reference signature ----------------------------------------------------
 
