@@ -22,6 +22,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <new>
@@ -33,9 +34,13 @@ namespace mldsa::prov {
 // The privateKey OCTET STRING content: 04 82 LL LL || sk || pk (what oqs-provider writes).
 std::vector<uint8_t> falcon_private_payload(std::span<const uint8_t> sk, std::span<const uint8_t> pk) {
   const size_t n = sk.size() + pk.size();
-  std::vector<uint8_t> out = {0x04, 0x82, static_cast<uint8_t>(n >> 8), static_cast<uint8_t>(n)};
-  out.insert(out.end(), sk.begin(), sk.end());
-  out.insert(out.end(), pk.begin(), pk.end());
+  std::vector<uint8_t> out(4 + n);
+  out[0] = 0x04;
+  out[1] = 0x82;
+  out[2] = static_cast<uint8_t>(n >> 8);
+  out[3] = static_cast<uint8_t>(n);
+  std::copy(sk.begin(), sk.end(), out.begin() + 4);
+  std::copy(pk.begin(), pk.end(), out.begin() + 4 + static_cast<std::ptrdiff_t>(sk.size()));
   return out;
 }
 
