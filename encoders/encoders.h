@@ -33,4 +33,9 @@ extern const OSSL_ALGORITHM mldsa_decoder_algorithms[];
 const OSSL_ALGORITHM* composite_encoder_algorithms();
 const OSSL_ALGORITHM* composite_decoder_algorithms();
 
+// The same for the four round-3 Falcon key types (falcon_codec.cc): oqs-provider's
+// SubjectPublicKeyInfo and PrivateKeyInfo, EncryptedPrivateKeyInfo, text; {NULL} last.
+const OSSL_ALGORITHM* falcon_encoder_algorithms();
+const OSSL_ALGORITHM* falcon_decoder_algorithms();
+
 }  // namespace mldsa::prov

@@ -63,6 +63,14 @@ const OSSL_ITEM kReasons[] = {
     {R_BAD_COMPOSITE_SIGNATURE_LENGTH, const_cast<char*>("wrong length for a composite signature")},
     {R_WRONG_COMPOSITE, const_cast<char*>("key is not of this composite algorithm")},
     {R_HASH_ML_DSA_KEY, const_cast<char*>("key is bound to HashML-DSA: pure ML-DSA refused")},
+    {R_BAD_FALCON_KEY_LENGTH, const_cast<char*>("wrong length for a Falcon key")},
+    {R_BAD_FALCON_KEY, const_cast<char*>("malformed Falcon key")},
+    {R_FALCON_F_MISMATCH, const_cast<char*>("Falcon private key: F does not satisfy f G - g F = q")},
+    {R_WRONG_FALCON_KEY, const_cast<char*>("key is not of this Falcon parameter set")},
+    {R_BAD_FALCON_SIGNATURE_LENGTH, const_cast<char*>("wrong length for a Falcon signature")},
+    {R_BAD_FALCON_SIGNATURE_HEADER, const_cast<char*>("wrong Falcon signature header byte")},
+    {R_MALFORMED_FALCON_SIGNATURE, const_cast<char*>("malformed compressed Falcon signature")},
+    {R_FALCON_SIGNATURE_TRAILING_BYTES, const_cast<char*>("bytes after the Falcon signature")},
     {0, nullptr},
 };
 // One string per reason, nothing else.

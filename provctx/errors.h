@@ -59,6 +59,14 @@ enum Reason : int {
   R_BAD_COMPOSITE_SIGNATURE_LENGTH,  // a composite signature too short or too long for its key
   R_WRONG_COMPOSITE,             // a key of another algorithm given to a composite's operation
   R_HASH_ML_DSA_KEY,             // a key bound to HashML-DSA used for pure ML-DSA
+  R_BAD_FALCON_KEY_LENGTH,       // a Falcon public or private key of the wrong length (detail: which and the length)
+  R_BAD_FALCON_KEY,              // a Falcon key with a wrong header byte or a value that does not decode (detail)
+  R_FALCON_F_MISMATCH,           // a Falcon private key whose F does not satisfy f G - g F = q
+  R_WRONG_FALCON_KEY,            // a key of another Falcon parameter set (or not Falcon) given to a Falcon operation
+  R_BAD_FALCON_SIGNATURE_LENGTH, // a Falcon signature too short or too long for its format
+  R_BAD_FALCON_SIGNATURE_HEADER, // a Falcon signature whose first byte is not 0x30 + logn
+  R_MALFORMED_FALCON_SIGNATURE,  // a Falcon signature whose compressed s2 does not decode
+  R_FALCON_SIGNATURE_TRAILING_BYTES,  // bytes after a Falcon signature's compressed s2
   R_END,                         // not a reason: one past the last (add new reasons above)
 };
 

@@ -75,6 +75,8 @@ const Setting kTable[] = {
    &S::hash_ml_dsa_key_oid},
   {"tls_dilithium", "MLDSA_ACCEL_TLS_DILITHIUM", T::boolean, "no", "yes|no",
    "offer round-3 Dilithium's TLS 1.3 code points (OpenSSL 3.2+)", &S::tls_dilithium},
+  {"tls_falcon", "MLDSA_ACCEL_TLS_FALCON", T::boolean, "no", "yes|no",
+   "offer round-3 Falcon's TLS 1.3 code points (oqs-provider's; OpenSSL 3.2+)", &S::tls_falcon},
   // The CPU.
   {"cpu_backend", "MLDSA_ACCEL_CPU", T::choice, "auto", "auto|avx512|avx2|neon|ref[@tuning]",
    "the CPU backend (and table) every operation runs on; auto: the best this CPU runs", &S::cpu_backend,

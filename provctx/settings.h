@@ -26,6 +26,7 @@ struct Settings {
   bool pkcs8_public_key = false;
   bool hash_ml_dsa_key_oid = false;  // write keys read under a HashML-DSA OID under that OID again
   bool tls_dilithium = false;
+  bool tls_falcon = false;
   // The CPU.
   std::string cpu_backend = "auto";
   // Routing (route/router.h).

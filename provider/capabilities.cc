@@ -1,6 +1,8 @@
-// capabilities.cc - the TLS-SIGALG capability (TLS 1.3 ML-DSA signature schemes).
+// capabilities.cc - the TLS-SIGALG capability (TLS 1.3 ML-DSA signature schemes; round-3
+// Dilithium's and Falcon's when their settings ask).
 #include "provider/capabilities.h"
 
+#include "keymgmt/falcon_key.h"
 #include "provctx/provctx.h"
 
 #include <openssl/crypto.h>
@@ -83,6 +85,9 @@ int get_capabilities(void* provctx, const char* capability, OSSL_CALLBACK* cb, v
   if (ctx != nullptr && ctx->settings.tls_dilithium)
     for (const SigAlg& s : DILITHIUM_SIGALGS)
       if (!report_sigalg(s, cb, arg)) return 0;
+  if (ctx != nullptr && ctx->settings.tls_falcon)
+    for (const FalconVariant& v : falcon_variants())  // oqs-provider's private-range code points
+      if (!report_sigalg({v.name, v.name, v.oid, v.tls_code_point, v.security_bits}, cb, arg)) return 0;
   return 1;
 }
 

@@ -5,7 +5,9 @@
 // sign and verify CertificateVerify with this provider's keys. libssl 3.0 and
 // 3.1 never ask for it; there the capability is simply unused. With
 // tls_dilithium = yes also oqs-provider's round-3 Dilithium schemes,
-// dilithium2 (0xfea0), dilithium3 (0xfea3) and dilithium5 (0xfea5).
+// dilithium2 (0xfea0), dilithium3 (0xfea3) and dilithium5 (0xfea5); with
+// tls_falcon = yes oqs-provider's round-3 Falcon schemes, falcon512 (0xfed7),
+// falconpadded512 (0xfedc), falcon1024 (0xfeda) and falconpadded1024 (0xfedf).
 #pragma once
 
 #include <openssl/core.h>

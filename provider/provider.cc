@@ -1,6 +1,7 @@
 // provider.cc - OSSL_provider_init: the provider context, its parameters,
 // the algorithm tables and the OIDs it registers with the core.
 #include "keymgmt/composite_key.h"
+#include "keymgmt/falcon_key.h"
 #include "keymgmt/keymgmt.h"
 #include "provider/capabilities.h"
 #include "provctx/errors.h"
@@ -8,6 +9,7 @@
 #include "provider/instance.h"
 #include "route/test_hooks.h"
 #include "provider/composite_signature.h"
+#include "provider/falcon_signature.h"
 #include "provider/signature.h"
 #ifdef MLDSA_HAVE_ENCODERS
 #include "encoders/encoders.h"
@@ -21,6 +23,7 @@
 #include <openssl/params.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
@@ -144,10 +147,10 @@ int prov_get_params(void* provctx, OSSL_PARAM params[]) {
   return 1;
 }
 
-// One operation's algorithms: ML-DSA's table, then the composites'.
-std::vector<OSSL_ALGORITHM> joined(const OSSL_ALGORITHM* a, const OSSL_ALGORITHM* b) {
+// One operation's algorithms: ML-DSA's table, then the composites', then Falcon's.
+std::vector<OSSL_ALGORITHM> joined(std::initializer_list<const OSSL_ALGORITHM*> tables) {
   std::vector<OSSL_ALGORITHM> out;
-  for (const OSSL_ALGORITHM* t : {a, b})
+  for (const OSSL_ALGORITHM* t : tables)
     for (; t->algorithm_names != nullptr; ++t) out.push_back(*t);
   out.push_back({nullptr, nullptr, nullptr, nullptr});
   return out;
@@ -155,11 +158,15 @@ std::vector<OSSL_ALGORITHM> joined(const OSSL_ALGORITHM* a, const OSSL_ALGORITHM
 
 const OSSL_ALGORITHM* prov_query_operation(void* /*provctx*/, int operation_id, int* no_cache) {
   *no_cache = 0;
-  static const auto keymgmt = joined(mldsa_keymgmt_algorithms, composite_keymgmt_algorithms());
-  static const auto signature = joined(mldsa_signature_algorithms, composite_signature_algorithms());
+  static const auto keymgmt =
+      joined({mldsa_keymgmt_algorithms, composite_keymgmt_algorithms(), falcon_keymgmt_algorithms()});
+  static const auto signature =
+      joined({mldsa_signature_algorithms, composite_signature_algorithms(), falcon_signature_algorithms()});
 #ifdef MLDSA_HAVE_ENCODERS
-  static const auto encoder = joined(mldsa_encoder_algorithms, composite_encoder_algorithms());
-  static const auto decoder = joined(mldsa_decoder_algorithms, composite_decoder_algorithms());
+  static const auto encoder =
+      joined({mldsa_encoder_algorithms, composite_encoder_algorithms(), falcon_encoder_algorithms()});
+  static const auto decoder =
+      joined({mldsa_decoder_algorithms, composite_decoder_algorithms(), falcon_decoder_algorithms()});
 #endif
   switch (operation_id) {
     case OSSL_OP_KEYMGMT: return keymgmt.data();
@@ -243,7 +250,7 @@ std::string core_version(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f)
   return version;
 }
 
-// The ML-DSA, HashML-DSA and composite OIDs, and their signature -> key type mapping,
+// The ML-DSA, HashML-DSA, composite and Falcon OIDs, and their signature -> key type mapping,
 // which a 3.0 core does not know: X.509 verification looks them up. A core
 // that already has them (3.5+) reports success without change.
 bool register_objects(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) {
@@ -257,6 +264,10 @@ bool register_objects(const OSSL_CORE_HANDLE* handle, const CoreFunctions& f) {
   // The composites: one OID names both the key type and the signature (no separate digest).
   for (const composite::Algorithm& a : composite::algorithms()) {
     if (!f.obj_create(handle, a.oid, a.sn, a.name) || !f.obj_add_sigid(handle, a.sn, nullptr, a.sn)) return false;
+  }
+  // Falcon (oqs-provider's OIDs): the same, short and long name both the algorithm's name.
+  for (const FalconVariant& v : falcon_variants()) {
+    if (!f.obj_create(handle, v.oid, v.name, v.name) || !f.obj_add_sigid(handle, v.name, nullptr, v.name)) return false;
   }
   return true;
 }

@@ -245,7 +245,7 @@ fuzz_stage() {
   local dir="$build_root/build-fuzz"
   cmake -S "$repo" -B "$dir" "${clang_opts[@]}" -DMLDSA_ACCEL_FUZZ=ON \
     -DMLDSA_ACCEL_FUZZ_SECONDS="${MLDSA_ACCEL_FUZZ_SECONDS:-30}" || return 1
-  cmake --build "$dir" -j"$jobs" --target fuzz_decoder fuzz_verify fuzz_core fuzz_params fuzz_differential || return 1
+  cmake --build "$dir" -j"$jobs" --target fuzz_decoder fuzz_verify fuzz_core fuzz_params fuzz_differential fuzz_falcon || return 1
   run_ctest "$dir" -L fuzz --no-tests=error
 }
 msan_stage() {

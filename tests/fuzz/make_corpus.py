@@ -14,6 +14,8 @@ params/   params_fuzz.cc inputs that reach each operation with well-formed
           parameters (written here byte by byte, no openssl needed);
 differential/  differential_fuzz.cc inputs: per ML-DSA parameter set each
           signing mode, import mode and DER layout (byte by byte, no openssl).
+falcon/   falcon_fuzz.cc inputs: per Falcon variant a verify triple, the SPKI and
+          PKCS#8 DER, a raw private key.
 
 --targets params (a comma list) writes only those folders.
 """
@@ -36,17 +38,17 @@ def main():
     ap.add_argument("--openssl", default="openssl")
     ap.add_argument("--provider-dir")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
-    ap.add_argument("--targets", default="decoder,verify,core,params,differential")
+    ap.add_argument("--targets", default="decoder,verify,core,params,differential,falcon")
     a = ap.parse_args()
     targets = a.targets.split(",")
     if "params" in targets:
         write_params(a.out)
     if "differential" in targets:
         write_differential(a.out)
-    if not set(targets) & {"decoder", "verify", "core"}:
+    if not set(targets) & {"decoder", "verify", "core", "falcon"}:
         return
     if not a.provider_dir:
-        ap.error("--provider-dir is needed for the decoder, verify and core corpora")
+        ap.error("--provider-dir is needed for the decoder, verify, core and falcon corpora")
     prov = ["-provider-path", os.path.abspath(a.provider_dir), "-provider", "mldsa-accel", "-provider", "default"]
     tmp = tempfile.mkdtemp(prefix="mldsa-corpus-")
 
@@ -62,6 +64,10 @@ def main():
         with open(os.path.join(a.out, folder, name), "wb") as f:
             f.write(data)
 
+    if "falcon" in targets:
+        write_falcon(ossl, put, tmp)
+    if not set(targets) & {"decoder", "verify", "core"}:
+        return
     for i, name in enumerate(SETS):
         key = os.path.join(tmp, name + ".pem")
         ossl("genpkey", "-algorithm", name, "-pkeyopt", "hexseed:" + SEED.hex(), "-out", key)
@@ -128,6 +134,30 @@ def main():
         put("core", name + "-sign-encoded", bytes([2 | i << 2]) + sk)
         put("core", name + "-from-seed", bytes([3 | i << 2]) + SEED)
     print("corpus written to", a.out)
+
+
+# falcon_fuzz.cc's input: selector (bits 0-1 variant, bits 2-3 mode), then the mode's bytes.
+FALCON = {"falcon512": (897, 1281), "falconpadded512": (897, 1281), "falcon1024": (1793, 2305),
+          "falconpadded1024": (1793, 2305)}
+
+
+def write_falcon(ossl, put, tmp):
+    msg = b"falcon-fuzz"
+    msg_path = os.path.join(tmp, "falcon-msg")
+    with open(msg_path, "wb") as f:
+        f.write(msg)
+    for i, (name, (pk_bytes, sk_bytes)) in enumerate(FALCON.items()):
+        key = os.path.join(tmp, name + ".pem")
+        ossl("genpkey", "-algorithm", name, "-out", key)
+        spki = ossl("pkey", "-in", key, "-pubout", "-outform", "DER")
+        pki = ossl("pkey", "-in", key, "-outform", "DER")
+        pk = spki[-pk_bytes:]
+        sk = pki[-(sk_bytes + pk_bytes):-pk_bytes]
+        sig = ossl("pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", msg_path)
+        put("falcon", name + "-verify", bytes([i | 0 << 2]) + pk + bytes([len(msg)]) + msg + sig)
+        put("falcon", name + "-spki.der", bytes([i | 1 << 2]) + spki)
+        put("falcon", name + "-pki.der", bytes([i | 2 << 2]) + pki)
+        put("falcon", name + "-import-priv", bytes([i | 3 << 2, 1]) + sk)
 
 
 # params_fuzz.cc's input: see its header. Names and types by index.

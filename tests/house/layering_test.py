@@ -21,7 +21,7 @@ LAYERS = {
     "cpu/avx2":       ["cpu"],
     "cpu/avx512":     ["cpu", "cpu/avx2"],
     "cpu/neon":       ["cpu"],
-    "cpu/falcon":     ["cpu"],                                   # being added
+    "cpu/falcon":     ["cpu"],
     "include":        [],                                        # public C API (being added)
     # kernels/: thread-level task code, then the SIMT layer, the cooperative
     # (warp/block) kernels, the host engine, and the CUDA device on top.
@@ -34,9 +34,9 @@ LAYERS = {
     "route":          ["cpu", "kernels", "provctx"],
     "composite":      ["cpu", "provctx"],                        # being added
     "bulk":           ["cpu", "kernels", "provctx", "route", "include"],  # the bulk C API (being added)
-    "keymgmt":        ["cpu", "provctx", "composite"],
-    "encoders":       ["cpu", "provctx", "composite", "keymgmt"],
-    "provider":       ["cpu", "kernels", "provctx", "route", "composite", "keymgmt", "encoders"],
+    "keymgmt":        ["cpu", "cpu/falcon", "provctx", "composite"],
+    "encoders":       ["cpu", "cpu/falcon", "provctx", "composite", "keymgmt"],
+    "provider":       ["cpu", "cpu/falcon", "kernels", "provctx", "route", "composite", "keymgmt", "encoders"],
 }
 # Files that belong to a layer other than their folder's: the sign scheduler's
 # header is thread-level code (task/ and coop/ use it) kept beside the engine.
