@@ -1,4 +1,4 @@
-// sim_test.cc - the simulated device (kernels/sim_device.h) and, on it, how
+// sim_test.cc - the simulated device (kernels/device/sim/sim_device.h) and, on it, how
 // the engine handles what a real device does to it: every kind of injected
 // fault at every kind of call, a hung kernel, lost devices, several devices,
 // the loop limit, and what stays in device and pinned memory. The faults are
@@ -20,9 +20,9 @@
 
 #include "cpu/key_expanded.h"
 #include "cpu/mldsa.h"
-#include "kernels/engine.h"
-#include "kernels/sim_device.h"
-#include "kernels/task/chunk.h"
+#include "kernels/host/engine.h"
+#include "kernels/device/sim/sim_device.h"
+#include "kernels/thread/chunk.h"
 #include "tests/core/test_keys.h"
 
 namespace mldsa::test {
