@@ -280,12 +280,13 @@ KERNEL_SETS = {
 
 def pcie_bytes(s, op):
     """(host to device, device to host) bytes per task as the engine stages
-    them (kernels/host/device_worker.cc): keygen seeds in, pk and sk out; verify
+    them (kernels/host/device_worker.cc): keygen seeds in, pk out (the caller
+    keeps the seed, as the provider and the bulk tool do: KeygenItem's sk null); verify
     pk, signature, mu slot, mode, offset and M' (32-byte message) in, a code
     out; sign (distinct keys) sk, rnd, mu, key index in, signature and best
     attempt out."""
     if op == "keygen":
-        return 32, s.pk + s.sk
+        return 32, s.pk
     if op == "verify":
         return s.pk + s.sig + 64 + 1 + 4 + 34, 1
     return s.sk + 32 + 64 + 4, s.sig + 4

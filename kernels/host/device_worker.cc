@@ -320,7 +320,8 @@ void DeviceWorker::deliver(Slot& s) {
       each(s.count, [&](size_t first, size_t last) {
         for (size_t i = first; i < last; ++i) {
           std::memcpy(s.keygen_items[i].pk, s.out.host + i * tp.pk_bytes, tp.pk_bytes);
-          std::memcpy(s.keygen_items[i].sk, s.out.host + s.out_secret_off + i * tp.sk_bytes, tp.sk_bytes);
+          if (s.keygen_items[i].sk)
+            std::memcpy(s.keygen_items[i].sk, s.out.host + s.out_secret_off + i * tp.sk_bytes, tp.sk_bytes);
         }
       });
       return;
@@ -474,9 +475,11 @@ EngineStatus DeviceWorker::plan_keys(Slot& s, std::vector<std::unique_ptr<Cached
 
 EngineStatus DeviceWorker::stage_keygen(Slot& s, const KeygenItem* items, size_t count) {
   for (size_t i = 0; i < count; ++i)
-    if (!items[i].seed || !items[i].pk || !items[i].sk)
-      return {EngineError::bad_argument, "keygen: an item without seed, pk or sk"};
+    if (!items[i].seed || !items[i].pk) return {EngineError::bad_argument, "keygen: an item without seed or pk"};
   const KeygenLayout L(s.tp, count);
+  // The expanded secret keys cross PCIe only when an item of the chunk wants them.
+  bool want_sk = false;
+  for (size_t i = 0; i < count; ++i) want_sk |= items[i].sk != nullptr;
   s.busy = true;  // from here on drain() wipes
   s.op = Op::keygen;
   s.count = count;
@@ -489,7 +492,8 @@ EngineStatus DeviceWorker::stage_keygen(Slot& s, const KeygenItem* items, size_t
   MLDSA_DEVICE_TRY("copy_to_device", device_.copy_to_device(s.stream, s.in.dev, s.in.host, L.in_bytes));
   const KeygenChunk c{s.in.dev, s.out.dev, s.out.dev + L.pk_total};
   MLDSA_DEVICE_TRY("launch_keygen", device_.launch_keygen(s.stream, config_.kernels, s.tp, c, static_cast<uint32_t>(count)));
-  MLDSA_DEVICE_TRY("copy_to_host", device_.copy_to_host(s.stream, s.out.host, s.out.dev, L.out_bytes));
+  MLDSA_DEVICE_TRY("copy_to_host",
+                    device_.copy_to_host(s.stream, s.out.host, s.out.dev, want_sk ? L.out_bytes : L.pk_total));
   // Seeds and secret keys leave no trace in device memory.
   MLDSA_DEVICE_TRY("zero", device_.zero(s.stream, s.in.dev, L.in_bytes));
   MLDSA_DEVICE_TRY("zero", device_.zero(s.stream, s.out.dev + L.pk_total, s.out_secret));

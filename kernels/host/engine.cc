@@ -199,9 +199,10 @@ EngineStatus Engine::keygen(const Params& p, const KeygenItem* items, size_t n) 
 
 EngineStatus Engine::keygen(const Params& p, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks) {
   if (n == 0) return {};
-  if (!seeds || !pks || !sks) return {EngineError::bad_argument, "keygen: null buffer"};
+  if (!seeds || !pks) return {EngineError::bad_argument, "keygen: null buffer"};
   std::vector<KeygenItem> items(n);
-  for (size_t i = 0; i < n; ++i) items[i] = {seeds + i * SEED_BYTES, pks + i * p.pk_bytes, sks + i * p.sk_bytes};
+  for (size_t i = 0; i < n; ++i)
+    items[i] = {seeds + i * SEED_BYTES, pks + i * p.pk_bytes, sks ? sks + i * p.sk_bytes : nullptr};
   return keygen(p, items.data(), n);
 }
 

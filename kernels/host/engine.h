@@ -50,7 +50,8 @@ class Engine {
   // after use.
   EngineStatus keygen(const Params& p, const KeygenItem* items, size_t n);
   // The same for n seeds back to back (32 bytes each): pks gets n *
-  // p.pk_bytes, sks n * p.sk_bytes.
+  // p.pk_bytes, sks n * p.sk_bytes (sks null: the public keys alone, see
+  // KeygenItem).
   EngineStatus keygen(const Params& p, const uint8_t* seeds, size_t n, uint8_t* pks, uint8_t* sks);
 
   // results[i] = what mldsa::verify_mu (or verify, for msg/ctx items) says of

@@ -567,6 +567,7 @@ class SimPlatform::SimDevice final : public Device {
     if (!in_block(host, bytes, true))
       return fail(DeviceErrc::failed, std::string(sim_op_name(op)) + ": host side is not pinned memory");
     const bool broken = a.async_error, corrupt = a.corrupt;
+    if (to_host) count_bytes_to_host(bytes);
     return enqueue(s, a, modelled_copy(bytes), [=, this]() -> DeviceStatus {
       if (broken) {
         std::memset(dst, 0x5A, bytes);
@@ -590,6 +591,10 @@ class SimPlatform::SimDevice final : public Device {
   void count_tasks(int kernel, uint64_t n) {
     std::lock_guard<std::mutex> lock(m_);
     stats_.tasks[kernel] += n;
+  }
+  void count_bytes_to_host(uint64_t n) {
+    std::lock_guard<std::mutex> lock(m_);
+    stats_.bytes_to_host += n;
   }
 
   DeviceStatus enqueue(Stream s, const Admission& a, std::chrono::nanoseconds modelled,

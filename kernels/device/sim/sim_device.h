@@ -124,6 +124,7 @@ struct SimStats {
   // loop units' attempts, verify_expand (public keys expanded into the cache).
   uint64_t tasks[6] = {};
   uint64_t live_device_bytes = 0, live_pinned_bytes = 0;
+  uint64_t bytes_to_host = 0;  // copied device -> host (PCIe's return direction)
   uint64_t peak_device_bytes = 0;
   // The order of calls: the call index (over all kinds) of every launch of the
   // signing loop, and of every synchronize.
