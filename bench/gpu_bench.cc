@@ -32,8 +32,8 @@
 
 #include "bench/gpu_bench_util.h"
 #include "cpu/mldsa.h"
-#include "kernels/engine.h"
-#include "kernels/sim_device.h"
+#include "kernels/host/engine.h"
+#include "kernels/device/sim/sim_device.h"
 #include "provctx/settings.h"
 #include "route/gpu_executor.h"
 

@@ -16,7 +16,7 @@ nvdisasm of the sm_90 cubins in the build's objects):
     per thread (occupancy, ptxas's EIATTR_REGCOUNT);
 and from the algorithm (the tables below): permutations per task by kind,
 calls per task of each kernel (signing attempts: 4.25 / 5.1 / 3.85 expected),
-and the bytes the engine copies over PCIe per task (kernels/device_worker.cc's
+and the bytes the engine copies over PCIe per task (kernels/host/device_worker.cc's
 layouts). From those, a bound per operation on an H200: 132 SMs x 4
 schedulers x 1 warp instruction/cycle at 1.98 GHz, HBM 4.8 TB/s, PCIe Gen5
 ~50 GB/s each way; kernels of one operation add their issue time, copies
@@ -280,12 +280,13 @@ KERNEL_SETS = {
 
 def pcie_bytes(s, op):
     """(host to device, device to host) bytes per task as the engine stages
-    them (kernels/device_worker.cc): keygen seeds in, pk and sk out; verify
+    them (kernels/host/device_worker.cc): keygen seeds in, pk out (the caller
+    keeps the seed, as the provider and the bulk tool do: KeygenItem's sk null); verify
     pk, signature, mu slot, mode, offset and M' (32-byte message) in, a code
     out; sign (distinct keys) sk, rnd, mu, key index in, signature and best
     attempt out."""
     if op == "keygen":
-        return 32, s.pk + s.sk
+        return 32, s.pk
     if op == "verify":
         return s.pk + s.sig + 64 + 1 + 4 + 34, 1
     return s.sk + 32 + 64 + 4, s.sig + 4
@@ -477,7 +478,7 @@ def main():
     if nvdisasm is None:
         print("skipped: no nvdisasm (scripts/fetch-cuda-tools.sh fetches one; or set NVDISASM)")
         return 77
-    objects = find_objects(args.build, "mldsa_cuda_device.dir/cuda/*.cu.o")
+    objects = find_objects(args.build, "mldsa_cuda_device.dir/global/*.cu.o")
     if not objects:
         print("skipped: no CUDA objects in %s (configure with -DMLDSA_ACCEL_CUDA=ON, sm_90, and build "
               "mldsa_cuda_device)" % args.build)

@@ -1,35 +1,11 @@
-// rounding.cc - FIPS 204 Section 7.4 in branch-free arithmetic.
+// rounding.cc - FIPS 204 Section 7.4 over polynomials, on the
+// coefficient functions of cpu/scalar.h.
 #include "cpu/rounding.h"
 
 namespace mldsa {
-namespace {
-
-// Algorithm 36 (Decompose) for a in [0, q). The divisions by 2*gamma2 are
-// done with multiply-shift constants exact over this range.
-inline int32_t decompose(int32_t* a0, int32_t a, int32_t gamma2) {
-  int32_t a1 = (a + 127) >> 7;
-  if (gamma2 == (Q - 1) / 32) {
-    a1 = (a1 * 1025 + (1 << 21)) >> 22;
-    a1 &= 15;
-  } else {  // (q-1)/88
-    a1 = (a1 * 11275 + (1 << 23)) >> 24;
-    a1 ^= ((43 - a1) >> 31) & a1;  // 44 wraps to 0
-  }
-  int32_t r0 = a - a1 * 2 * gamma2;
-  r0 -= (((Q - 1) / 2 - r0) >> 31) & Q;  // centre around 0
-  *a0 = r0;
-  return a1;
-}
-
-}  // namespace
 
 void poly_power2round(Poly* a1, Poly* a0, const Poly* t, const Poly* s2) {
-  for (int i = 0; i < N; ++i) {
-    const int32_t v = freeze(t->c[i] + s2->c[i]);
-    const int32_t hi = (v + (1 << (D - 1)) - 1) >> D;
-    a1->c[i] = hi;
-    a0->c[i] = v - (hi << D);
-  }
+  for (int i = 0; i < N; ++i) a1->c[i] = power2round(&a0->c[i], freeze(t->c[i] + s2->c[i]));
 }
 
 void poly_decompose(Poly* a1, Poly* a0, const Poly* a, int32_t gamma2) {
@@ -54,17 +30,7 @@ unsigned poly_make_hint(Poly* h, const Poly* r0, const Poly* ct0, const Poly* w1
 }
 
 void poly_use_hint(Poly* out, const Poly* a, const Poly* h, int32_t gamma2) {
-  for (int i = 0; i < N; ++i) {
-    int32_t a0;
-    int32_t a1 = decompose(&a0, a->c[i], gamma2);
-    if (h->c[i] == 0) {
-      out->c[i] = a1;
-    } else if (gamma2 == (Q - 1) / 32) {
-      out->c[i] = (a0 > 0 ? a1 + 1 : a1 - 1) & 15;
-    } else {
-      out->c[i] = a0 > 0 ? (a1 == 43 ? 0 : a1 + 1) : (a1 == 0 ? 43 : a1 - 1);
-    }
-  }
+  for (int i = 0; i < N; ++i) out->c[i] = use_hint(a->c[i], h->c[i], gamma2);
 }
 
 uint32_t poly_exceeds(const Poly* a, int32_t bound) {

@@ -6,7 +6,7 @@
 #                   and constant-time builds (ASan and valgrind do not mix
 #                   with the CUDA runtime) and on AArch64 (untested there).
 #   ON:             a CUDA compiler is required.
-#   OFF:            no CUDA; kernels/task/ is still built and tested on the CPU.
+#   OFF:            no CUDA; kernels/thread/ is still built and tested on the CPU.
 # CMAKE_CUDA_COMPILER defaults to /usr/local/cuda/bin/nvcc when that exists,
 # CMAKE_CUDA_ARCHITECTURES to 90 (H100/H200); both honour the user's -D.
 set(MLDSA_ACCEL_CUDA AUTO CACHE STRING "Build the CUDA batch engine: AUTO, ON or OFF")

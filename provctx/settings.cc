@@ -2,7 +2,7 @@
 #include "provctx/settings.h"
 
 #include "cpu/mldsa.h"
-#include "kernels/device_list.h"
+#include "kernels/host/device_list.h"
 
 #include <algorithm>
 #include <cctype>

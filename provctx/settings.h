@@ -41,7 +41,7 @@ struct Settings {
   uint64_t gpu_verify_audit = 1;
   uint64_t gpu_fault_limit = 3;
   bool report = false;
-  // The GPU engine (kernels/engine.h).
+  // The GPU engine (kernels/host/engine.h).
   std::string gpu_devices;  // "" = every device
   std::string gpu_split;
   uint64_t gpu_timeout_ms = 20000;

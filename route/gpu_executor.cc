@@ -1,5 +1,5 @@
-// gpu_executor.cc - the GPU engine (kernels/engine.h) as a BatchExecutor.
-#include "kernels/engine.h"
+// gpu_executor.cc - the GPU engine (kernels/host/engine.h) as a BatchExecutor.
+#include "kernels/host/engine.h"
 #include "route/gpu_executor.h"
 #include "route/test_hooks.h"
 

@@ -1,4 +1,4 @@
-// gpu_executor.h - the GPU engine (kernels/engine.h) as the BatchExecutor the
+// gpu_executor.h - the GPU engine (kernels/host/engine.h) as the BatchExecutor the
 // router hands batches to.
 #pragma once
 

@@ -3,7 +3,7 @@
 // one table of keys and variables).
 #pragma once
 
-#include "kernels/engine.h"
+#include "kernels/host/engine.h"
 #include "provctx/settings.h"
 #include "route/batch_queue.h"
 

@@ -1,8 +1,8 @@
 // test_hooks.cc - the test build's hooks: the simulated device
-// (kernels/sim_device.h) and the test executors (route/test_executors.h).
+// (kernels/device/sim/sim_device.h) and the test executors (route/test_executors.h).
 #include "route/test_hooks.h"
 
-#include "kernels/sim_device.h"
+#include "kernels/device/sim/sim_device.h"
 #include "route/test_executors.h"
 
 namespace mldsa::route {

@@ -5,7 +5,7 @@
 // so it contains none of that machinery.
 #pragma once
 
-#include "kernels/device.h"
+#include "kernels/device/device.h"
 #include "route/request.h"
 #include "route/router_config.h"
 

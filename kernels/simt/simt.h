@@ -26,14 +26,14 @@
 //   Shared<T>: a view of the block's dynamic shared memory, shared_at<T>(byte offset)
 //
 // Kernel code is marked MLDSA_DEV (device code under nvcc, plain functions
-// on the host) and may call the thread-level MLDSA_HD code of kernels/task/.
+// on the host) and may call the thread-level MLDSA_HD code of kernels/thread/.
 // Blocks are one-dimensional and a multiple of 32 threads.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/task/params.h"
+#include "kernels/thread/params.h"
 
 #if defined(__CUDACC__)
 #define MLDSA_DEV __device__

@@ -99,7 +99,7 @@ class Shared {
   explicit Shared(T* p) : p_(p) {}
   Ref operator[](size_t i) const { return Ref(p_ + i); }
   Shared operator+(size_t i) const { return Shared(p_ + i); }
-  // The plain pointer, unchecked: for thread-level code (kernels/task/) that
+  // The plain pointer, unchecked: for thread-level code (kernels/thread/) that
   // one thread runs over data the block has finished writing.
   T* raw() const { return p_; }
   template <typename U>

@@ -1,4 +1,4 @@
-// engine_test.cc - the GPU engine (kernels/engine.h) against the core (cpu/)
+// engine_test.cc - the GPU engine (kernels/host/engine.h) against the core (cpu/)
 // on the same inputs, through the device seam: ACVP keyGen, sigVer and sigGen
 // vectors, random keys, signatures and tampered ones, malformed items, hedged
 // signing, the expanded-key cache, several logical devices, parameter sets one
@@ -6,9 +6,9 @@
 // byte-for-byte equal and verdicts identical, reasons included.
 //
 // Built three times: engine_sim_test runs it on 1 and on 4 simulated devices
-// (kernels/sim_device.h, the same task code on host threads; in CI),
+// (kernels/device/sim/sim_device.h, the same task code on host threads; in CI),
 // engine_sim_coop_test on 1 simulated device with the cooperative kernels
-// (kernels/coop/, on the host SIMT implementation; in CI), engine_cuda_test
+// (kernels/block/, on the host SIMT implementation; in CI), engine_cuda_test
 // on the CUDA devices, each test reporting "skipped: no CUDA device" where
 // there is none.
 //
@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "cpu/mldsa.h"
-#include "kernels/engine.h"
-#include "kernels/sim_device.h"
+#include "kernels/host/engine.h"
+#include "kernels/device/sim/sim_device.h"
 #include "tests/core/acvp_mu.h"
 #include "tests/core/acvp_vectors.h"
 #include "tests/core/nist_kat.h"
@@ -121,7 +121,7 @@ class EngineTest : public ::testing::TestWithParam<Target> {
   // time per signature (a block's 128 fibers, 5-10x that under the
   // sanitizers), so there the tests use the small-chunk engine alone (the
   // other still runs RandomCases, Hedged and sigGen-tr1) and the
-  // signing-heavy ones fewer items; kernels/coop's own tests
+  // signing-heavy ones fewer items; kernels/block's own tests
   // (coop_kernels_test) take the ACVP vectors in full.
   std::vector<Engine*> engines() const {
     if (coop_sim()) return {small_.get()};

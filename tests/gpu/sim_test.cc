@@ -1,4 +1,4 @@
-// sim_test.cc - the simulated device (kernels/sim_device.h) and, on it, how
+// sim_test.cc - the simulated device (kernels/device/sim/sim_device.h) and, on it, how
 // the engine handles what a real device does to it: every kind of injected
 // fault at every kind of call, a hung kernel, lost devices, several devices,
 // the loop limit, and what stays in device and pinned memory. The faults are
@@ -20,9 +20,9 @@
 
 #include "cpu/key_expanded.h"
 #include "cpu/mldsa.h"
-#include "kernels/engine.h"
-#include "kernels/sim_device.h"
-#include "kernels/task/chunk.h"
+#include "kernels/host/engine.h"
+#include "kernels/device/sim/sim_device.h"
+#include "kernels/thread/chunk.h"
 #include "tests/core/test_keys.h"
 
 namespace mldsa::test {
@@ -668,6 +668,40 @@ TEST(EngineMemory, BuffersGrowWithTheBatchesUpToTheLimits) {
   EXPECT_TRUE(Work(ParamSet::ML_DSA_65, 7, 3).run(*e3).empty());
   EXPECT_EQ(sim3->stats(0).live_device_bytes, start);
   EXPECT_EQ(e3->live_devices(), 1u);
+}
+
+// Issue 32: a caller that keeps the seed asks for the public key alone (sk
+// null); the chunk then copies back only the public keys, and they are the
+// core's. A chunk with one item that wants its secret key copies them all.
+TEST(EngineKeygen, PublicKeysAloneCrossBackAlone) {
+  const Params& p = params(ParamSet::ML_DSA_65);
+  constexpr size_t n = 5;
+  uint8_t seeds[n][SEED_BYTES];
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < SEED_BYTES; ++j) seeds[i][j] = static_cast<uint8_t>(7 * i + j);
+  auto sim = gpu::make_sim_platform({});
+  std::string why;
+  std::unique_ptr<Engine> e = Engine::create(sim, small_config(), &why);
+  ASSERT_NE(e, nullptr) << why;
+  for (size_t i = 0; i < n; ++i) sim->watch_secret(seeds[i], SEED_BYTES);
+  std::vector<uint8_t> pks(n * p.pk_bytes), sks(n * p.sk_bytes);
+  uint64_t before = sim->stats(0).bytes_to_host;
+  ASSERT_TRUE(e->keygen(p, &seeds[0][0], n, pks.data(), nullptr).ok());
+  EXPECT_EQ(sim->stats(0).bytes_to_host - before, n * p.pk_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    std::unique_ptr<PrivateKey> key;
+    ASSERT_EQ(PrivateKey::from_seed(p, seeds[i], key), Status::ok);
+    EXPECT_EQ(0, std::memcmp(pks.data() + i * p.pk_bytes, key->public_key().encoded().data(), p.pk_bytes)) << i;
+  }
+  std::vector<gpu::KeygenItem> items(n);
+  for (size_t i = 0; i < n; ++i) items[i] = {seeds[i], pks.data() + i * p.pk_bytes, i == 2 ? sks.data() : nullptr};
+  before = sim->stats(0).bytes_to_host;
+  ASSERT_TRUE(e->keygen(p, items.data(), n).ok());
+  EXPECT_EQ(sim->stats(0).bytes_to_host - before, n * (p.pk_bytes + p.sk_bytes));
+  std::unique_ptr<PrivateKey> key2;
+  ASSERT_EQ(PrivateKey::from_seed(p, seeds[2], key2), Status::ok);
+  EXPECT_EQ(0, std::memcmp(sks.data(), key2->encoded().data(), p.sk_bytes));
+  EXPECT_TRUE(sim->find_secrets().empty()) << "no seed left in device or pinned memory";
 }
 
 // A parameter set's key caches are made by its first chunk that uses them:

@@ -2,12 +2,12 @@
 """file_refs_test.py - comments that name a repository file name one that exists.
 
 Scans the comments of our sources, CMake files and scripts for file names:
-a path from one of our top-level FOLDERS ("route/router.cc", "docs/GPU.md", "kernels/task/",
+a path from one of our top-level FOLDERS ("route/router.cc", "docs/GPU.md", "kernels/thread/",
 "tests/vectors/dilithium-round3") or a bare name with one of our extensions
 ("sign.cu"); "a/b" without an extension or a closing slash is taken for
 prose, and a name followed by "*" or "<" for a pattern. A name counts as
 found when a file or folder of that path, or ending in that path, exists in
-the repository (so "task/ntt.h" finds kernels/task/ntt.h). NOT_OURS lists
+the repository (so "task/ntt.h" finds kernels/thread/ntt.h). NOT_OURS lists
 names of other projects' files; add to it only such names.
 Usage: file_refs_test.py [repository root]  (default: two folders up)."""
 import os

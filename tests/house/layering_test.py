@@ -23,26 +23,27 @@ LAYERS = {
     "cpu/neon":       ["cpu"],
     "cpu/falcon":     ["cpu"],
     "include":        [],                                        # public C API (being added)
-    # kernels/: thread-level task code, then the SIMT layer, the cooperative
-    # (warp/block) kernels, the host engine, and the CUDA device on top.
-    "kernels/task":   ["cpu"],
-    "kernels/simt":   ["cpu", "kernels/task"],
-    "kernels/coop":   ["cpu", "kernels/task", "kernels/simt"],
-    "kernels":        ["cpu", "kernels/task", "kernels/simt", "kernels/coop"],
-    "kernels/cuda":   ["cpu", "kernels/task", "kernels/simt", "kernels/coop", "kernels"],
-    "provctx":        ["cpu", "kernels"],
-    "route":          ["cpu", "kernels", "provctx"],
+    # kernels/, bottom to top (docs/ARCHITECTURE.md): thread-level task code,
+    # the SIMT layer, warp then block cooperative code, the __global__ kernels,
+    # the device seam with its CUDA and simulated implementations, the host engine.
+    "kernels/thread": ["cpu"],
+    "kernels/simt":   ["cpu", "kernels/thread"],
+    "kernels/warp":   ["cpu", "kernels/thread", "kernels/simt"],
+    "kernels/block":  ["cpu", "kernels/thread", "kernels/simt", "kernels/warp"],
+    "kernels/global": ["cpu", "kernels/thread", "kernels/simt", "kernels/warp", "kernels/block"],
+    "kernels/device": ["cpu", "kernels/thread", "kernels/simt", "kernels/warp", "kernels/block", "kernels/global"],
+    "kernels/host":   ["cpu", "kernels/thread", "kernels/device"],
+    "provctx":        ["cpu", "kernels/host"],
+    "route":          ["cpu", "kernels/host", "kernels/device", "provctx"],
     "composite":      ["cpu", "provctx"],                        # being added
-    "bulk":           ["cpu", "kernels", "provctx", "route", "include"],  # the bulk C API (being added)
+    "bulk":           ["cpu", "kernels/host", "provctx", "route", "include"],  # the bulk C API (being added)
     "keymgmt":        ["cpu", "cpu/falcon", "provctx", "composite"],
     "encoders":       ["cpu", "cpu/falcon", "provctx", "composite", "keymgmt"],
-    "provider":       ["cpu", "cpu/falcon", "kernels", "provctx", "route", "composite", "keymgmt", "encoders"],
+    "provider":       ["cpu", "cpu/falcon", "kernels/host", "provctx", "route", "composite", "keymgmt", "encoders"],
 }
-# Files that belong to a layer other than their folder's: the sign scheduler's
-# header is thread-level code (task/ and coop/ use it) kept beside the engine.
-FILE_LAYER = {
-    "kernels/sign_scheduler.h": "kernels/task",
-}
+# Files that belong to a layer other than their folder's (none today: each
+# file sits in its layer's folder).
+FILE_LAYER = {}
 # Above every layer: these may include anything, including each other's helpers.
 TOP = ["tests", "bench", "tools", "examples"]
 # Folders that hold no layer's sources (documentation, packaging, CMake, CI).

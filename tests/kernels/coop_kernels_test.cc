@@ -1,4 +1,4 @@
-// coop_kernels_test.cc - the cooperative kernels (kernels/coop/chunk.h) on the
+// coop_kernels_test.cc - the cooperative kernels (kernels/block/chunk.h) on the
 // host SIMT implementation, byte for byte against the core (cpu/): KeyGen on
 // the ACVP keyGen vectors and random seeds, Verify on the ACVP sigVer
 // vectors (mu and message modes) and random, tampered and malformed
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "cpu/mldsa.h"
-#include "kernels/coop/chunk.h"
+#include "kernels/block/chunk.h"
 #include "tests/core/acvp_mu.h"
 #include "tests/core/acvp_vectors.h"
 #include "tests/core/test_keys.h"

@@ -1,6 +1,6 @@
 // coop_pieces_test.cc - the warp-level pieces of the cooperative kernels
-// (kernels/coop/warp_poly.h, warp_keccak.h, sampling.h) on the host SIMT
-// implementation, against the thread-level code (kernels/task/) and the
+// (kernels/warp/: poly.h, keccak.h, sampling.h) on the host SIMT
+// implementation, against the thread-level code (kernels/thread/) and the
 // core (cpu/): NTT and inverse (exactly equal, no shared-memory bank
 // conflicts, no races), layout changes, packing and unpacking, the norm
 // check, the warp Keccak permutation and SHAKE sponge (lengths, alignments,
@@ -15,10 +15,10 @@
 #include "cpu/keccak.h"
 #include "cpu/ntt.h"
 #include "cpu/sampling.h"
-#include "kernels/coop/sampling.h"
-#include "kernels/coop/warp_poly.h"
-#include "kernels/task/packing.h"
-#include "kernels/task/sign.h"
+#include "kernels/warp/sampling.h"
+#include "kernels/warp/poly.h"
+#include "kernels/thread/packing.h"
+#include "kernels/thread/sign.h"
 
 namespace mldsa::gpu::coop {
 namespace {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ptxas_check.py - the GPU kernels' resources as ptxas counts them for sm_90.
 
-Compiles every kernel source of kernels/cuda/ to a cubin with `-Xptxas -v`
+Compiles every kernel source of kernels/global/ to a cubin with `-Xptxas -v`
 (nvcc's device passes only, no host code, no GPU needed), prints per kernel
 and device function: registers, stack frame, spill stores and loads, static
 shared memory, and fails when anything spills or a kernel's stack frame is
@@ -39,7 +39,7 @@ SMEM = re.compile(r"(\d+) bytes smem")
 def warps_by_registers(regs, block_threads=128):
     """Warps an sm_90 SM holds as registers allow (64 Ki registers, allocated
     per warp in units of 256, whole blocks; at most 64 warps). Every kernel
-    of kernels/cuda/ runs 128-thread blocks; dynamic shared memory can lower
+    of kernels/global/ runs 128-thread blocks; dynamic shared memory can lower
     this further (coop_kernels_test prints each plan)."""
     per_warp = -(-regs * 32 // 256) * 256
     warps_per_block = block_threads // 32
@@ -49,7 +49,7 @@ def warps_by_registers(regs, block_threads=128):
 
 def compile_one(nvcc, root, src, outdir):
     cmd = [nvcc, "-arch=sm_90", "-cubin", "-std=c++20", "-O3", "-DNDEBUG", "-I" + root, "-Xptxas", "-v",
-           "-diag-suppress", "20012", os.path.join(root, "kernels", "cuda", src),
+           "-diag-suppress", "20012", os.path.join(root, "kernels", "global", src),
            "-o", os.path.join(outdir, src + ".cubin")]
     p = subprocess.run(cmd, capture_output=True, text=True)
     return src, p.returncode, p.stdout + p.stderr

@@ -1,5 +1,5 @@
-// sign_task_test.cc - the GPU's thread-level signing (kernels/task/sign.h) and
-// the rejection-loop scheduler (kernels/sign_scheduler.h), compiled for the
+// sign_task_test.cc - the GPU's thread-level signing (kernels/thread/sign.h) and
+// the rejection-loop scheduler (kernels/thread/sign_scheduler.h), compiled for the
 // CPU: ACVP sigGen vectors byte for byte, random tasks against the core's
 // sign_mu, and the scheduler driven by simulated and by real host threads.
 // The kernels run this same source on the device.
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "cpu/mldsa.h"
-#include "kernels/device_list.h"
-#include "kernels/key_cache.h"
-#include "kernels/sign_scheduler.h"
-#include "kernels/task/sign.h"
+#include "kernels/host/device_list.h"
+#include "kernels/host/key_cache.h"
+#include "kernels/thread/sign_scheduler.h"
+#include "kernels/thread/sign.h"
 #include "tests/core/acvp_mu.h"
 #include "tests/core/acvp_vectors.h"
 #include "tests/core/test_keys.h"

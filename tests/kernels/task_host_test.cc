@@ -1,4 +1,4 @@
-// task_host_test.cc - the GPU's thread-level code (kernels/task/), compiled
+// task_host_test.cc - the GPU's thread-level code (kernels/thread/), compiled
 // for the CPU, against the core (cpu/): ACVP keyGen and sigVer vectors, and
 // random keys, signatures and tampered signatures. The kernels run this same
 // source on the device, so this is what proves their logic without a GPU.
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "cpu/mldsa.h"
-#include "kernels/task/keygen.h"
-#include "kernels/task/verify.h"
+#include "kernels/thread/keygen.h"
+#include "kernels/thread/verify.h"
 #include "tests/core/acvp_vectors.h"
 #include "tests/core/test_keys.h"
 

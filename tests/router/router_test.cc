@@ -7,8 +7,8 @@
 #include "route/test_executors.h"
 #include "route/router.h"
 #include "cpu/mldsa.h"
-#include "kernels/engine.h"
-#include "kernels/sim_device.h"
+#include "kernels/host/engine.h"
+#include "kernels/device/sim/sim_device.h"
 
 #include <gtest/gtest.h>
 

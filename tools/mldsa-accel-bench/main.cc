@@ -9,7 +9,7 @@
 // run; a failed or wrong one fails the run (exit 1). Each mode first runs the
 // same load for --warmup seconds (0.5), untimed, then --seconds timed. With
 // MLDSA_ACCEL_SIM_DEVICES=N the provider's GPU path runs on N simulated
-// devices (kernels/sim_device.h). --unchecked is for simulated devices that
+// devices (kernels/device/sim/sim_device.h). --unchecked is for simulated devices that
 // compute nothing (MLDSA_ACCEL_SIM_DEVICE_WORK=0, routing benchmarks): the
 // routed rows' failed and wrong results are counted and printed but do not
 // fail the run, and those rows say "unchecked".

@@ -1,0 +1,239 @@
+// sign.h - ML-DSA.Sign_internal from mu (FIPS 204 Algorithm 7 from line 7 on,
+// the core's sign_mu) as thread-level tasks, split so a scheduler can run the
+// rejection loop's iterations anywhere:
+//
+//   sign_expand_key   skDecode, ExpandA and the NTTs, once per key (Algorithm 7
+//                     lines 1-5); the result is a block of 32-bit words that
+//                     many tasks (one key, many messages) share.
+//   sign_rhopp        rho'' = H(K || rnd || mu, 64), once per task (line 7);
+//                     round 3: H(K || mu, 64) or the 64 random bytes.
+//   sign_attempt      one iteration of the loop (lines 11-31) for attempt
+//                     number r, i.e. kappa = r * l: true and the signature
+//                     written iff this kappa's candidate is accepted.
+//
+// Attempts are independent of each other: the result of FIPS 204 is the
+// signature of the smallest accepted r, whoever computes it and in which order
+// (kernels/thread/sign_scheduler.h). Constant time as cpu/sign.cc is: only the
+// accept/reject verdicts and the (public) challenge steer control flow.
+#pragma once
+
+#include "kernels/thread/packing.h"
+#include "kernels/thread/sampling.h"
+
+namespace mldsa::gpu {
+
+// Layout of an expanded signing key, in 32-bit words: K (8 words, bytes), then
+// s1^ (l polys), s2^ (k), t0^ (k) and A^ (k*l, row-major), all in NTT form.
+MLDSA_HD inline uint32_t sign_key_s1(const TaskParams&) { return 8; }
+MLDSA_HD inline uint32_t sign_key_s2(const TaskParams& p) { return 8 + kN * p.l; }
+MLDSA_HD inline uint32_t sign_key_t0(const TaskParams& p) { return 8 + kN * (p.l + p.k); }
+MLDSA_HD inline uint32_t sign_key_a(const TaskParams& p) { return 8 + kN * (p.l + 2 * p.k); }
+MLDSA_HD inline uint32_t sign_key_words(const TaskParams& p) { return 8 + kN * (p.l + 2 * p.k + p.k * p.l); }
+
+// Expands sk (skEncode bytes of a key the core accepted, PrivateKey::encoded())
+// into key (sign_key_words(p) words). key holds secrets: the caller wipes it.
+MLDSA_HD inline void sign_expand_key(const TaskParams& p, const uint8_t* sk, int32_t* key) {
+  uint8_t* kbytes = reinterpret_cast<uint8_t*>(key);
+  for (int i = 0; i < 32; ++i) kbytes[i] = sk[32 + i];  // K
+  const uint8_t* rho = sk;
+  const uint32_t eb = eta_poly_bytes(p);
+  const uint8_t* q = sk + sk_s1_offset(p);
+  int32_t* s1 = key + sign_key_s1(p);
+  for (uint32_t j = 0; j < p.l; ++j, q += eb) {
+    unpack_bits(s1 + j * kN, q, eta_bits(p), static_cast<int32_t>(p.eta), true);
+    ntt(s1 + j * kN);
+  }
+  int32_t* s2 = key + sign_key_s2(p);
+  for (uint32_t i = 0; i < p.k; ++i, q += eb) {
+    unpack_bits(s2 + i * kN, q, eta_bits(p), static_cast<int32_t>(p.eta), true);
+    ntt(s2 + i * kN);
+  }
+  int32_t* t0 = key + sign_key_t0(p);
+  for (uint32_t i = 0; i < p.k; ++i, q += kT0Bytes) {
+    unpack_bits(t0 + i * kN, q, kD, 1 << (kD - 1), true);
+    ntt(t0 + i * kN);
+  }
+  expand_a(p, rho, key + sign_key_a(p));
+}
+
+// rho'' = H(K || rnd || mu, 64) with K from the expanded key, rnd p.rnd_bytes
+// bytes (the core's sign_mu). Round 3: rnd itself when randomized, H(K || mu,
+// 64) when deterministic (rnd all zero; only that verdict steers the branch).
+MLDSA_HD inline void sign_rhopp(const TaskParams& p, const int32_t* key, const uint8_t* rnd, const uint8_t mu[64],
+                                uint8_t rhopp[64]) {
+  if (p.round3) {
+    uint32_t any = 0;
+    for (int i = 0; i < 64; ++i) any |= rnd[i];
+    if (any != 0) {
+      for (int i = 0; i < 64; ++i) rhopp[i] = rnd[i];
+      return;
+    }
+  }
+  Sponge sp;
+  sponge_init(sp, kShake256Rate);
+  sponge_absorb(sp, reinterpret_cast<const uint8_t*>(key), 32);
+  if (!p.round3) sponge_absorb(sp, rnd, 32);
+  sponge_absorb(sp, mu, 64);
+  sponge_finalize(sp);
+  sponge_squeeze(sp, rhopp, 64);
+  wipe_words(sp.s, sizeof sp.s);
+}
+
+// All-ones if some |a_c| >= bound (a reduced), without a branch on a_c.
+MLDSA_HD inline uint32_t poly_exceeds(const int32_t a[kN], int32_t bound) {
+  uint32_t any = 0;
+  for (int c = 0; c < kN; ++c) {
+    int32_t v = a[c];
+    v = v - ((v >> 31) & (2 * v));
+    any |= static_cast<uint32_t>(bound - 1 - v) >> 31;
+  }
+  return 0u - any;
+}
+
+// MakeHint (Algorithm 39) on lo = r0 - c s2 + c t0 and the high bits hi of w:
+// 1 iff lo > gamma2, lo < -gamma2, or lo == -gamma2 with hi != 0.
+MLDSA_HD inline uint32_t make_hint(int32_t lo, int32_t hi, int32_t gamma2) {
+  const uint32_t above = static_cast<uint32_t>(gamma2 - lo) >> 31;
+  const uint32_t below = static_cast<uint32_t>(lo + gamma2) >> 31;
+  const int32_t d = lo + gamma2;
+  const uint32_t at_edge = static_cast<uint32_t>(((d | -d) >> 31) + 1) & 1u;
+  const uint32_t hi_nonzero = static_cast<uint32_t>(hi | -hi) >> 31;
+  return above | below | (at_edge & hi_nonzero);
+}
+
+// The loop's intermediates, in local memory. Secret, except what an accepted
+// attempt leaves for sign_encode (c~, z, h); the caller wipes it (sign_wipe)
+// when its unit of work is done, not after every attempt.
+struct SignScratch {
+  uint8_t ctilde[64];
+  int32_t y[kMaxL][kN];
+  int32_t z[kMaxL][kN];  // y^ until w is known
+  int32_t w[kMaxK][kN];  // w, then r0 - c s2 + c t0
+  uint8_t w1[kMaxK][kN];
+  uint32_t hint[kMaxK][kN / 32];
+  int32_t tmp[kN];
+  uint8_t buf[32 * 20];  // one ExpandMask output / one packed w1 row
+};
+
+MLDSA_HD inline void sign_wipe(SignScratch& s) { wipe_words(&s, sizeof s); }
+
+// One iteration of the rejection loop for attempt r (kappa = r * l, as a
+// 16-bit nonce like the core's). True iff the candidate is accepted; then
+// sign_encode(s) gives the signature. key: sign_expand_key's words; mu,
+// rhopp: 64 bytes each.
+MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const uint8_t* mu, const uint8_t* rhopp,
+                                  uint32_t r, SignScratch& s) {
+  const uint16_t kappa = static_cast<uint16_t>(r * p.l);
+  const uint32_t zbits = p.gamma1_bits + 1;
+  // y = ExpandMask(rho'', kappa) (Algorithm 34), y^ = NTT(y)  (lines 11-12)
+  for (uint32_t j = 0; j < p.l; ++j) {
+    Sponge sp;
+    sponge_init(sp, kShake256Rate);
+    sponge_absorb(sp, rhopp, 64);
+    const uint16_t nonce = static_cast<uint16_t>(kappa + j);
+    const uint8_t nb[2] = {static_cast<uint8_t>(nonce), static_cast<uint8_t>(nonce >> 8)};
+    sponge_absorb(sp, nb, 2);
+    sponge_finalize(sp);
+    sponge_squeeze(sp, s.buf, 32 * zbits);
+    wipe_words(sp.s, sizeof sp.s);
+    unpack_bits(s.y[j], s.buf, zbits, p.gamma1, true);
+    for (int c = 0; c < kN; ++c) s.z[j][c] = s.y[j][c];
+    ntt(s.z[j]);
+  }
+
+  // w = NTT^-1(A^ o y^); w1 = HighBits(w); c~ = H(mu || w1Encode(w1))  (lines 12-15)
+  Sponge hc;
+  sponge_init(hc, kShake256Rate);
+  sponge_absorb(hc, mu, 64);
+  const int32_t* a = key + sign_key_a(p);
+  for (uint32_t i = 0; i < p.k; ++i) {
+    pointwise_acc(s.w[i], a + i * p.l * kN, &s.z[0][0], p.l);
+    invntt_tomont(s.w[i]);
+    for (int c = 0; c < kN; ++c) {
+      s.w[i][c] = caddq(s.w[i][c]);
+      int32_t r0;
+      const int32_t r1 = decompose(&r0, s.w[i][c], p.gamma2);
+      s.w1[i][c] = static_cast<uint8_t>(r1);
+      s.tmp[c] = r1;
+      s.w[i][c] = r0;  // w itself is no longer needed: keep LowBits
+    }
+    pack_bits(s.buf, s.tmp, w1_bits(p), 0, false);
+    sponge_absorb(hc, s.buf, 32 * w1_bits(p));
+  }
+  sponge_finalize(hc);
+  // The challenge is public (published with the signature; see cpu/ct.h).
+  for (uint32_t b = 0; b < p.ctilde_bytes; ++b) s.ctilde[b] = sponge_squeeze_byte(hc);
+  int32_t c_hat[kN];
+  sample_in_ball(c_hat, s.ctilde, p.ctilde_bytes, p.tau);
+  ntt(c_hat);
+
+  // z = y + c s1; reject if ||z|| >= gamma1 - beta  (lines 18-23)
+  uint32_t reject = 0;
+  const int32_t* s1 = key + sign_key_s1(p);
+  for (uint32_t j = 0; j < p.l; ++j) {
+    pointwise_acc(s.tmp, c_hat, s1 + j * kN, 1);
+    invntt_tomont(s.tmp);
+    for (int c = 0; c < kN; ++c) s.z[j][c] = reduce32(s.y[j][c] + s.tmp[c]);
+    reject |= poly_exceeds(s.z[j], p.gamma1 - static_cast<int32_t>(p.beta));
+  }
+  bool accepted = reject == 0;
+
+  // r0 = LowBits(w) - c s2; reject if ||r0|| >= gamma2 - beta
+  const int32_t* s2 = key + sign_key_s2(p);
+  for (uint32_t i = 0; accepted && i < p.k; ++i) {
+    pointwise_acc(s.tmp, c_hat, s2 + i * kN, 1);
+    invntt_tomont(s.tmp);
+    for (int c = 0; c < kN; ++c) s.w[i][c] = reduce32(s.w[i][c] - s.tmp[c]);
+    reject |= poly_exceeds(s.w[i], p.gamma2 - static_cast<int32_t>(p.beta));
+  }
+  accepted = accepted && reject == 0;
+
+  // c t0: reject if ||c t0|| >= gamma2; hints of r0 + c t0, at most omega  (lines 25-28)
+  uint32_t ones = 0;
+  const int32_t* t0 = key + sign_key_t0(p);
+  for (uint32_t i = 0; accepted && i < p.k; ++i) {
+    pointwise_acc(s.tmp, c_hat, t0 + i * kN, 1);
+    invntt_tomont(s.tmp);
+    for (int c = 0; c < kN / 32; ++c) s.hint[i][c] = 0;
+    for (int c = 0; c < kN; ++c) {
+      s.tmp[c] = reduce32(s.tmp[c]);
+      const uint32_t h = make_hint(s.w[i][c] + s.tmp[c], s.w1[i][c], p.gamma2);
+      s.hint[i][c / 32] |= h << (c % 32);
+      ones += h;
+    }
+    reject |= poly_exceeds(s.tmp, p.gamma2);
+  }
+  return accepted && reject == 0 && ones <= p.omega;
+}
+
+// sigEncode (Algorithm 26) of the accepted attempt in s: p.sig_bytes bytes.
+MLDSA_HD inline void sign_encode(const TaskParams& p, const SignScratch& s, uint8_t* sig) {
+  for (uint32_t b = 0; b < p.ctilde_bytes; ++b) sig[b] = s.ctilde[b];
+  uint8_t* q = sig + p.ctilde_bytes;
+  for (uint32_t j = 0; j < p.l; ++j, q += z_poly_bytes(p)) pack_bits(q, s.z[j], p.gamma1_bits + 1, p.gamma1, true);
+  // HintBitPack (Algorithm 20): positions of the ones, then running counts.
+  for (uint32_t b = 0; b < p.omega + p.k; ++b) q[b] = 0;
+  uint32_t idx = 0;
+  for (uint32_t i = 0; i < p.k; ++i) {
+    for (int c = 0; c < kN; ++c)
+      if ((s.hint[i][c / 32] >> (c % 32)) & 1) q[idx++] = static_cast<uint8_t>(c);
+    q[p.omega + i] = static_cast<uint8_t>(idx);
+  }
+}
+
+// The whole loop in one thread: attempts 0, 1, ... until one is accepted (the
+// core's sign_mu), at most max_attempts of them. Returns the accepted
+// attempt's number, or max_attempts when none was (sig is then untouched).
+MLDSA_HD inline uint32_t sign_task(const TaskParams& p, const int32_t* key, const uint8_t* mu, const uint8_t* rnd,
+                                   SignScratch& s, uint8_t* sig, uint32_t max_attempts) {
+  uint8_t rhopp[64];
+  sign_rhopp(p, key, rnd, mu, rhopp);
+  uint32_t r = 0;
+  while (r < max_attempts && !sign_attempt(p, key, mu, rhopp, r, s)) ++r;
+  if (r < max_attempts) sign_encode(p, s, sig);
+  wipe_words(rhopp, sizeof rhopp);
+  sign_wipe(s);
+  return r;
+}
+
+}  // namespace mldsa::gpu
