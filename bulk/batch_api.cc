@@ -506,6 +506,20 @@ int mldsa_accel_key_from_pkey(const struct evp_pkey_st* pkey, int is_private, ml
   return st;
 }
 
+int mldsa_accel_batch_device_items(mldsa_accel_batch* ctx, uint64_t* out, size_t* n) {
+  if (ctx == nullptr || n == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    const std::vector<uint64_t> items = ctx->router->counters().device_items;
+    const size_t room = *n;
+    *n = items.size();
+    if (room < items.size() || (out == nullptr && !items.empty())) return MLDSA_ACCEL_ERR_ARGUMENT;
+    std::copy(items.begin(), items.end(), out);
+    return MLDSA_ACCEL_OK;
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
+}
+
 int mldsa_accel_batch_stats(mldsa_accel_batch* ctx, mldsa_accel_stats* out) {
   if (ctx == nullptr || out == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
   const mldsa::route::RouterCounters c = ctx->router->counters();

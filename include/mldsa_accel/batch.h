@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* 1: the synchronous calls (version node MLDSA_ACCEL_BATCH_0); 2: submission
- * with a completion callback, keys from EVP_PKEYs, OpenSSL reasons
+ * with a completion callback, keys from EVP_PKEYs, OpenSSL reasons, per-device counts
  * (MLDSA_ACCEL_BATCH_1). */
 #define MLDSA_ACCEL_BATCH_API_VERSION 2
 
@@ -184,6 +184,14 @@ int mldsa_accel_keygen_submit(mldsa_accel_batch* ctx, const char* alg, mldsa_acc
  * MLDSA_ACCEL_ERR_ARGUMENT (ctx NULL, or called from a callback).
  * mldsa_accel_batch_free waits the same way first. */
 int mldsa_accel_batch_wait(mldsa_accel_batch* ctx);
+
+/* How many items each GPU device was given so far (out[i]: logical device
+ * i, in the order MLDSA_ACCEL_GPUS and MLDSA_ACCEL_GPU_SPLIT make them; results it got wrong
+ * and the CPU redid included). *n in: out's room; out: the number of
+ * devices (0: no GPU engine, or not ready yet). MLDSA_ACCEL_ERR_ARGUMENT
+ * when out is too small (*n then says how many) or ctx/n is NULL.
+ * mldsa_accel_stats's items_cpu are the CPU's. */
+int mldsa_accel_batch_device_items(mldsa_accel_batch* ctx, uint64_t* out, size_t* n);
 
 #ifdef __cplusplus
 }

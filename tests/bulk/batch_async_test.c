@@ -192,6 +192,14 @@ int main(void) {
   }
   CHECK(wrong == 0);
   if (want_device) CHECK(stats.items_device > 0);
+  /* What each device was given: one simulated device, or none on the CPU. */
+  uint64_t per[4] = {0};
+  size_t ndev = 0;
+  if (want_device) CHECK(mldsa_accel_batch_device_items(ctx, per, &ndev) == MLDSA_ACCEL_ERR_ARGUMENT && ndev == 1);
+  CHECK(mldsa_accel_batch_device_items(NULL, per, &ndev) == MLDSA_ACCEL_ERR_ARGUMENT);
+  ndev = 4;
+  CHECK(mldsa_accel_batch_device_items(ctx, per, &ndev) == MLDSA_ACCEL_OK && ndev == (want_device ? 1u : 0u));
+  if (want_device) CHECK(per[0] > 0 && per[0] <= stats.items_device);
 
   /* Verify, submitted from a sign submission's callback: every other
    * signature tampered with. */

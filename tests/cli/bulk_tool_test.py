@@ -226,6 +226,7 @@ def case_summary(a, d):
                         "--chunk", "30"], a.tool, cpu, 0).stdout)
     assert j["items"] == 120 and j["cpu_items"] == 120 and j["device_items"] == 0, j
     assert 0 < j["latency_p50_ms"] <= j["latency_p99_ms"] <= j["seconds"] * 1000, j
+    assert j["per_device"] == {"cpu": 120}, j
     p = run(["verify", "--pub", pub, "--in", manifest, "--sigs", sigs], a.tool, cpu, 0)
     assert "latency p50" in p.stderr and "p99" in p.stderr, p.stderr
     # On the simulated device: what it did, by device index, adds up with the CPU's.
@@ -236,6 +237,10 @@ def case_summary(a, d):
         if j["device_items"] > 0:
             break
     assert j["device_items"] > 0 and j["cpu_items"] + j["device_items"] == 120, j
+    per = j["per_device"]
+    gpus = sorted(k for k in per if k != "cpu")
+    assert per["cpu"] == j["cpu_items"] and gpus == ["gpu0", "gpu1"], j
+    assert sum(per[k] for k in gpus) == j["device_items"], j
 
 def case_interrupt(a, d):
     """Ctrl-C: what finished is written, exit 130 with the command to resume; --resume finishes the rest."""

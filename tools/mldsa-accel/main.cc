@@ -55,7 +55,8 @@ const char kHelp[] =
     "already exists whole (after Ctrl-C). --chunk N: items per call (default 4096).\n"
     "--json: the summary as one JSON object (stdout; stderr with --in -): items, failed,\n"
     "skipped, seconds, items_per_second, latency_p50_ms, latency_p99_ms, cpu_items,\n"
-    "device_items, device_checked, device_wrong, devices, interrupted.\n"
+    "device_items, per_device (cpu, gpu0, gpu1, ...), device_checked, device_wrong, devices,\n"
+    "interrupted.\n"
     "A progress line (items/s, ETA) is drawn on stderr when it is a terminal.\n"
     "Exit status: 0 every item succeeded, 1 some item failed (listed), 2 usage or key error,\n"
     "130 interrupted (what finished is written; the tool prints how to resume).\n"
@@ -393,21 +394,31 @@ void summary(const Options& o, mldsa_accel_batch* ctx, const Tally& t, bool stre
   const double rate = seconds > 0 ? static_cast<double>(t.done) / seconds : 0;
   const double p50 = percentile(t.latency_ms, 0.50), p99 = percentile(t.latency_ms, 0.99);
   const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  // What each device did: the CPU, then each GPU by its index.
+  std::vector<uint64_t> gpu(64);
+  size_t ngpu = gpu.size();
+  if (mldsa_accel_batch_device_items(ctx, gpu.data(), &ngpu) != MLDSA_ACCEL_OK) ngpu = 0;
+  std::string per_json = "{\"cpu\":" + std::to_string(s.items_cpu), per_text = "CPU " + std::to_string(s.items_cpu);
+  for (size_t d = 0; d < ngpu; ++d) {
+    per_json += ",\"gpu" + std::to_string(d) + "\":" + std::to_string(gpu[d]);
+    per_text += ", GPU " + std::to_string(d) + " " + std::to_string(gpu[d]);
+  }
+  per_json += "}";
   if (o.json) {
     std::fprintf(stream ? stderr : stdout,
                  "{\"op\":\"%s\",\"items\":%zu,\"failed\":%zu,\"skipped\":%zu,\"seconds\":%.6f,"
                  "\"items_per_second\":%.1f,\"latency_p50_ms\":%.3f,\"latency_p99_ms\":%.3f,"
                  "\"cpu_items\":%llu,\"device_items\":%llu,\"device_checked\":%llu,\"device_wrong\":%llu,"
-                 "\"devices\":\"%s\",\"interrupted\":%s}\n",
+                 "\"per_device\":%s,\"devices\":\"%s\",\"interrupted\":%s}\n",
                  o.cmd.c_str(), t.done, t.failed, t.skipped, seconds, rate, p50, p99, u(s.items_cpu),
-                 u(s.items_device), u(s.device_checked), u(s.device_wrong), json_escape(s.devices).c_str(),
+                 u(s.items_device), u(s.device_checked), u(s.device_wrong), per_json.c_str(), json_escape(s.devices).c_str(),
                  g_interrupted ? "true" : "false");
   } else {
     std::fprintf(stderr,
                  "%s: %zu items, %zu failed, %zu skipped, %.3f s (%.1f items/s, latency p50 %.1f ms, p99 %.1f ms); "
-                 "CPU %llu, GPU %llu (results checked %llu, wrong %llu); GPU: %s\n",
-                 o.cmd.c_str(), t.done, t.failed, t.skipped, seconds, rate, p50, p99, u(s.items_cpu),
-                 u(s.items_device), u(s.device_checked), u(s.device_wrong), s.devices);
+                 "%s (GPU results checked %llu, wrong %llu); GPU: %s\n",
+                 o.cmd.c_str(), t.done, t.failed, t.skipped, seconds, rate, p50, p99, per_text.c_str(),
+                 u(s.device_checked), u(s.device_wrong), s.devices);
   }
 }
 
