@@ -270,6 +270,18 @@ def case_interrupt(a, d):
     j = json.loads(run(args + ["--resume", "--json"], a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0).stdout)
     assert j["skipped"] == 3000 and j["items"] == 0, j
     run(["verify", "--pub", pub, "--in", "-", "--resume"], a.tool, None, 2)
+    # keygen --resume: only the key whose seed is missing is made again.
+    kd = os.path.join(d, "kg"); os.mkdir(kd)
+    run(["keygen", "--alg", "ML-DSA-44", "--count", "5", "--out", kd], a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0)
+    before = {f: open(os.path.join(kd, f), "rb").read() for f in os.listdir(kd)}
+    os.remove(os.path.join(kd, "key-2.seed"))
+    j = json.loads(run(["keygen", "--alg", "ML-DSA-44", "--count", "5", "--out", kd, "--resume", "--json"], a.tool,
+                       {"MLDSA_ACCEL_GPU": "off"}, 0).stdout)
+    assert j["skipped"] == 4 and j["items"] == 1, j
+    after = {f: open(os.path.join(kd, f), "rb").read() for f in os.listdir(kd)}
+    assert sorted(after) == sorted(before), sorted(after)
+    assert all(after[f] == before[f] for f in after if not f.startswith("key-2.")), "a kept key changed"
+    assert after["key-2.pub"] != before["key-2.pub"], "key-2 was not made again"
 
 def main():
     ap = argparse.ArgumentParser()

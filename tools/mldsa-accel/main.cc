@@ -763,6 +763,7 @@ int main(int argc, char** argv) {
   // the handler only sets a flag the chunk loops read.
   struct sigaction sa{};
   sa.sa_handler = on_sigint;
+  sa.sa_flags = SA_RESTART;  // file calls on other threads go on; the stdin wait is a poll, which returns
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   const int rc = run(o, ctx);
