@@ -608,6 +608,10 @@ int stream(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally
   while (!g_interrupted && !in.eof()) {
     lines.clear();
     in.read(o.chunk, lines);
+    // Blank lines (a trailing newline too many, CRLF's \r) are no records.
+    lines.erase(std::remove_if(lines.begin(), lines.end(),
+                               [](const std::string& l) { return l.find_first_not_of(" \t\r") == std::string::npos; }),
+                lines.end());
     const size_t n = lines.size();
     if (n == 0) continue;
     std::vector<std::string> ids(n, "null"), errors(n);
