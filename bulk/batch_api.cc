@@ -1,29 +1,57 @@
 // batch_api.cc - the bulk C API (include/mldsa_accel/batch.h) on the router:
 // keys decoded once, mu and rnd made for every item on the CPU cores, then
-// Router::run_many computes the items on the CPU and the GPU.
+// Router::run_many computes the items on the CPU and the GPU; submissions
+// (version 2) run the same calls on a thread of the context's.
 #include "mldsa_accel/batch.h"
 
 #include "cpu/mldsa.h"
+#include "provctx/reasons.h"
 #include "route/router.h"
 #include "route/test_hooks.h"
 
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <openssl/rand.h>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
+// OpenSSL 3.5's name, absent from older headers.
+#ifndef OSSL_PKEY_PARAM_ML_DSA_SEED
+#define OSSL_PKEY_PARAM_ML_DSA_SEED "seed"
+#endif
+
 using mldsa::Status;
+namespace prov = mldsa::prov;
 
 struct mldsa_accel_batch {
   std::unique_ptr<mldsa::route::Router> router;
   unsigned threads = 1;
+  // Submissions (mldsa_accel_*_submit): run in order on one thread, started
+  // by the first; `queued` counts those whose callback has not returned.
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> jobs;
+  size_t queued = 0;
+  bool stopping = false;
+  std::unique_ptr<std::thread> submitter;
+  std::thread::id submitter_id;
+  pid_t owner = getpid();  // a forked child has no submission thread: it runs them in submit
+  ~mldsa_accel_batch();
 };
 
 struct mldsa_accel_key {
@@ -114,6 +142,7 @@ const char* mldsa_accel_status_string(int status) {
     case MLDSA_ACCEL_ERR_MEMORY: return "out of memory";
     case MLDSA_ACCEL_ERR_CONFIG: return "bad MLDSA_ACCEL_* setting";
     case MLDSA_ACCEL_ERR_INTERNAL: return "internal error";
+    case MLDSA_ACCEL_ERR_UNSUPPORTED_KEY: return "key of an algorithm this API does not take";
     default: return "unknown status";
   }
 }
@@ -183,7 +212,21 @@ int mldsa_accel_key_public(const mldsa_accel_key* key, uint8_t* out, size_t* len
 
 size_t mldsa_accel_signature_size(const mldsa_accel_key* key) { return key != nullptr ? key->params->sig_bytes : 0; }
 
-long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags) {
+}  // extern "C"
+
+namespace {
+
+// Sets an item's status and its reason (when reasons is set).
+void set_result(int& status, int* reasons, size_t i, int st, int reason) {
+  status = st;
+  if (reasons != nullptr) reasons[i] = reason;
+}
+void set_result(int& status, int* reasons, size_t i, Status st) {
+  set_result(status, reasons, i, status_of(st), prov::reason_of(st));
+}
+
+// The calls, each item's OpenSSL reason in reasons[i] when reasons is set.
+long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags, int* reasons) {
   if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
   try {
     std::vector<Work> work(n);
@@ -194,18 +237,23 @@ long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size
       if (it.key == nullptr || it.key->priv == nullptr || it.sig == nullptr ||
           it.sig_size < it.key->params->sig_bytes || (it.msg == nullptr && it.msg_len != 0) ||
           (it.ctx == nullptr && it.ctx_len != 0)) {
-        it.status = it.key != nullptr && it.key->priv == nullptr ? MLDSA_ACCEL_ERR_KEY : MLDSA_ACCEL_ERR_ARGUMENT;
+        if (it.key != nullptr && it.key->priv == nullptr)
+          set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_KEY, prov::R_MISSING_KEY);
+        else if (it.key != nullptr && it.sig != nullptr && it.sig_size < it.key->params->sig_bytes)
+          set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT, prov::R_BUFFER_TOO_SMALL);
+        else
+          set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT, prov::R_NULL_PARAM_DATA);
         return;
       }
       const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, w.mu.data());
       if (st != Status::ok) {
-        it.status = status_of(st);
+        set_result(it.status, reasons, i, st);
         return;
       }
       w.rnd.fill(0);
       if (!(flags & MLDSA_ACCEL_DETERMINISTIC) &&
           RAND_priv_bytes(w.rnd.data(), static_cast<int>(it.key->params->rnd_bytes)) != 1) {
-        it.status = MLDSA_ACCEL_ERR_RANDOM;
+        set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_RANDOM, prov::R_RNG_FAILURE);
         return;
       }
       valid[i] = 1;
@@ -223,7 +271,7 @@ long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size
     }
     ctx->router->run_many(rs, ctx->threads);
     for (size_t i = 0, k = 0; i < n; ++i)
-      if (valid[i]) items[i].status = status_of(rs[k++].status);
+      if (valid[i]) set_result(items[i].status, reasons, i, rs[k++].status);
     for (Work& w : work) mldsa::secure_zero(w.rnd.data(), w.rnd.size());
     return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
@@ -231,7 +279,7 @@ long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size
   }
 }
 
-long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n) {
+long do_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n, int* reasons) {
   if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
   try {
     std::vector<Work> work(n);
@@ -240,12 +288,13 @@ long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, 
       mldsa_accel_verify_item& it = items[i];
       if (it.key == nullptr || (it.sig == nullptr && it.sig_len != 0) || (it.msg == nullptr && it.msg_len != 0) ||
           (it.ctx == nullptr && it.ctx_len != 0)) {
-        it.status = MLDSA_ACCEL_ERR_ARGUMENT;
+        set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT,
+                   it.key == nullptr ? prov::R_MISSING_KEY : prov::R_NULL_PARAM_DATA);
         return;
       }
       const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, work[i].mu.data());
       if (st != Status::ok) {
-        it.status = status_of(st);
+        set_result(it.status, reasons, i, st);
         return;
       }
       valid[i] = 1;
@@ -263,43 +312,212 @@ long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, 
     }
     ctx->router->run_many(rs, ctx->threads);
     for (size_t i = 0, k = 0; i < n; ++i)
-      if (valid[i]) items[i].status = status_of(rs[k++].status);
+      if (valid[i]) set_result(items[i].status, reasons, i, rs[k++].status);
     return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
     return MLDSA_ACCEL_ERR_MEMORY;
   }
 }
 
-long mldsa_accel_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n) {
+long do_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n, int* reasons) {
   const mldsa::Params* p = alg != nullptr ? mldsa::params_by_name(alg) : nullptr;
   if (ctx == nullptr || p == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
   parallel_for(n, ctx->threads, [&](size_t i) {
     mldsa_accel_keygen_item& it = items[i];
     if (it.pk == nullptr || it.sk == nullptr || it.pk_size < p->pk_bytes || it.sk_size < p->sk_bytes) {
-      it.status = MLDSA_ACCEL_ERR_ARGUMENT;
+      set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT,
+                 it.pk == nullptr || it.sk == nullptr ? prov::R_NULL_PARAM_DATA : prov::R_BUFFER_TOO_SMALL);
       return;
     }
     uint8_t seed[mldsa::SEED_BYTES];
     if (it.seed != nullptr) std::memcpy(seed, it.seed, sizeof seed);
     else if (!mldsa::os_random(seed, sizeof seed)) {
-      it.status = MLDSA_ACCEL_ERR_RANDOM;
+      set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_RANDOM, prov::R_RNG_FAILURE);
       return;
     }
     std::unique_ptr<mldsa::PrivateKey> key;
     try {
       const Status st = mldsa::PrivateKey::from_seed(*p, seed, key);
-      it.status = status_of(st);
+      set_result(it.status, reasons, i, st);
       if (st == Status::ok) {
         std::memcpy(it.pk, key->public_key().encoded().data(), p->pk_bytes);
         std::memcpy(it.sk, key->encoded().data(), p->sk_bytes);
         if (it.seed_out != nullptr) std::memcpy(it.seed_out, seed, sizeof seed);
       }
     } catch (const std::bad_alloc&) {
-      it.status = MLDSA_ACCEL_ERR_MEMORY;
+      set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_MEMORY, prov::R_INTERNAL_ERROR);
     }
     mldsa::secure_zero(seed, sizeof seed);
   });
   return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
+}
+
+// Queues job (which computes a submission and calls its callback), starting
+// the submission thread at the first; in a forked child runs it here.
+int submit(mldsa_accel_batch* ctx, std::function<void()> job) {
+  if (getpid() != ctx->owner) {
+    job();
+    return MLDSA_ACCEL_OK;
+  }
+  std::lock_guard<std::mutex> lock(ctx->m);
+  if (ctx->submitter == nullptr) {
+    ctx->submitter = std::make_unique<std::thread>([ctx] {
+      std::unique_lock<std::mutex> l(ctx->m);
+      for (;;) {
+        ctx->cv.wait(l, [ctx] { return ctx->stopping || !ctx->jobs.empty(); });
+        if (ctx->jobs.empty()) return;  // stopping, and nothing left
+        std::function<void()> next = std::move(ctx->jobs.front());
+        ctx->jobs.pop_front();
+        l.unlock();
+        next();
+        l.lock();
+        --ctx->queued;
+        ctx->cv.notify_all();
+      }
+    });
+    ctx->submitter_id = ctx->submitter->get_id();
+  }
+  ctx->jobs.push_back(std::move(job));
+  ++ctx->queued;
+  ctx->cv.notify_all();
+  return MLDSA_ACCEL_OK;
+}
+
+// Calls done with a submission's results.
+void complete(mldsa_accel_callback callback, void* user, int op, void* items, size_t n, long failed,
+              const std::vector<int>& reasons) {
+  mldsa_accel_completion c{};
+  c.op = op;
+  c.items = items;
+  c.n = n;
+  c.failed = failed;
+  c.reasons = reasons.data();
+  c.user = user;
+  callback(&c);
+}
+
+}  // namespace
+
+extern "C" {
+
+mldsa_accel_batch::~mldsa_accel_batch() {
+  if (submitter == nullptr) return;
+  if (getpid() != owner) {
+    (void)submitter.release();  // the parent's thread: not in this process, never joined
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    stopping = true;
+  }
+  cv.notify_all();
+  submitter->join();
+}
+
+long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags) {
+  return do_sign(ctx, items, n, flags, nullptr);
+}
+
+long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n) {
+  return do_verify(ctx, items, n, nullptr);
+}
+
+long mldsa_accel_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n) {
+  return do_keygen(ctx, alg, items, n, nullptr);
+}
+
+int mldsa_accel_sign_submit(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags,
+                            mldsa_accel_callback callback, void* user) {
+  if (ctx == nullptr || callback == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    return submit(ctx, [=] {
+      std::vector<int> reasons(n, prov::R_INTERNAL_ERROR);
+      const long failed = do_sign(ctx, items, n, flags, reasons.data());
+      complete(callback, user, MLDSA_ACCEL_OP_SIGN, items, n, failed, reasons);
+    });
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  } catch (const std::system_error&) {  // no thread could be started
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
+}
+
+int mldsa_accel_verify_submit(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n,
+                              mldsa_accel_callback callback, void* user) {
+  if (ctx == nullptr || callback == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    return submit(ctx, [=] {
+      std::vector<int> reasons(n, prov::R_INTERNAL_ERROR);
+      const long failed = do_verify(ctx, items, n, reasons.data());
+      complete(callback, user, MLDSA_ACCEL_OP_VERIFY, items, n, failed, reasons);
+    });
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  } catch (const std::system_error&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
+}
+
+int mldsa_accel_keygen_submit(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n,
+                              mldsa_accel_callback callback, void* user) {
+  const mldsa::Params* p = alg != nullptr ? mldsa::params_by_name(alg) : nullptr;
+  if (ctx == nullptr || callback == nullptr || p == nullptr || (items == nullptr && n != 0))
+    return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    return submit(ctx, [=] {
+      std::vector<int> reasons(n, prov::R_INTERNAL_ERROR);
+      const long failed = do_keygen(ctx, p->name, items, n, reasons.data());
+      complete(callback, user, MLDSA_ACCEL_OP_KEYGEN, items, n, failed, reasons);
+    });
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  } catch (const std::system_error&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
+}
+
+int mldsa_accel_batch_wait(mldsa_accel_batch* ctx) {
+  if (ctx == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  if (getpid() != ctx->owner) return MLDSA_ACCEL_OK;  // a child's submissions ran in submit
+  std::unique_lock<std::mutex> l(ctx->m);
+  if (ctx->submitter != nullptr && std::this_thread::get_id() == ctx->submitter_id) return MLDSA_ACCEL_ERR_ARGUMENT;
+  ctx->cv.wait(l, [ctx] { return ctx->queued == 0; });
+  return MLDSA_ACCEL_OK;
+}
+
+const char* mldsa_accel_reason_string(int reason) { return reason == 0 ? "ok" : prov::reason_text(reason); }
+
+int mldsa_accel_key_from_pkey(const struct evp_pkey_st* pkey, int is_private, mldsa_accel_key** out) {
+  if (out == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  *out = nullptr;
+  if (pkey == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  const char* name = EVP_PKEY_get0_type_name(pkey);
+  const mldsa::Params* p = name != nullptr ? mldsa::params_by_name(name) : nullptr;
+  if (p == nullptr) return MLDSA_ACCEL_ERR_UNSUPPORTED_KEY;
+  // The seed when the key has one (the smaller secret), else the expanded key.
+  std::vector<uint8_t> bytes(std::max(p->sk_bytes, p->pk_bytes));
+  size_t len = 0;
+  const bool have = is_private
+      ? EVP_PKEY_get_octet_string_param(pkey, OSSL_PKEY_PARAM_ML_DSA_SEED, bytes.data(), bytes.size(), &len) == 1 ||
+            EVP_PKEY_get_octet_string_param(pkey, OSSL_PKEY_PARAM_PRIV_KEY, bytes.data(), bytes.size(), &len) == 1
+      : EVP_PKEY_get_octet_string_param(pkey, OSSL_PKEY_PARAM_PUB_KEY, bytes.data(), bytes.size(), &len) == 1;
+  const int st = have ? mldsa_accel_key_new(p->name, is_private, bytes.data(), len, out) : MLDSA_ACCEL_ERR_KEY;
+  OPENSSL_cleanse(bytes.data(), bytes.size());
+  return st;
+}
+
+int mldsa_accel_batch_device_items(mldsa_accel_batch* ctx, uint64_t* out, size_t* n) {
+  if (ctx == nullptr || n == nullptr) return MLDSA_ACCEL_ERR_ARGUMENT;
+  try {
+    const std::vector<uint64_t> items = ctx->router->counters().device_items;
+    const size_t room = *n;
+    *n = items.size();
+    if (room < items.size() || (out == nullptr && !items.empty())) return MLDSA_ACCEL_ERR_ARGUMENT;
+    std::copy(items.begin(), items.end(), out);
+    return MLDSA_ACCEL_OK;
+  } catch (const std::bad_alloc&) {
+    return MLDSA_ACCEL_ERR_MEMORY;
+  }
 }
 
 int mldsa_accel_batch_stats(mldsa_accel_batch* ctx, mldsa_accel_stats* out) {

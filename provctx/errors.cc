@@ -1,6 +1,6 @@
-// errors.cc - the provider's reason strings and error raising through the
-// core's upcalls of the instance doing the work, so `openssl` and
-// ERR_reason_error_string print our text under that instance's name.
+// errors.cc - error raising through the core's upcalls of the instance doing
+// the work, so `openssl` and ERR_reason_error_string print our text (from
+// provctx/reasons.cc) under that instance's name.
 #include "provctx/errors.h"
 
 #include "provctx/provctx.h"
@@ -18,63 +18,6 @@ namespace mldsa::prov {
 
 namespace {
 
-const OSSL_ITEM kReasons[] = {
-    {R_CONTEXT_TOO_LONG, const_cast<char*>("context string longer than 255 bytes")},
-    {R_UNSUPPORTED_DIGEST, const_cast<char*>("unsupported digest for ML-DSA")},
-    {R_SEED_PRIV_MISMATCH, const_cast<char*>("private key seed does not match the expanded key")},
-    {R_PUB_PRIV_MISMATCH, const_cast<char*>("public key does not match the private key")},
-    {R_BAD_PUBLIC_KEY_LENGTH, const_cast<char*>("wrong length for an ML-DSA public key")},
-    {R_BAD_PRIVATE_KEY_LENGTH, const_cast<char*>("wrong length for an ML-DSA private key")},
-    {R_BAD_SEED_LENGTH, const_cast<char*>("ML-DSA seed must be 32 bytes")},
-    {R_BAD_SIGNATURE_LENGTH, const_cast<char*>("wrong length for an ML-DSA signature")},
-    {R_BAD_MU_LENGTH, const_cast<char*>("mu must be 64 bytes")},
-    {R_BAD_ENTROPY_LENGTH, const_cast<char*>("test-entropy must be 32 bytes")},
-    {R_S1_OUT_OF_RANGE, const_cast<char*>("private key s1 coefficient out of range")},
-    {R_S2_OUT_OF_RANGE, const_cast<char*>("private key s2 coefficient out of range")},
-    {R_T0_MISMATCH, const_cast<char*>("private key t0 does not match s1 and s2")},
-    {R_TR_MISMATCH, const_cast<char*>("private key tr does not match its public key")},
-    {R_MALFORMED_HINT, const_cast<char*>("malformed signature hint")},
-    {R_VERIFY_FAILED, const_cast<char*>("signature verification failed")},
-    {R_MISSING_KEY, const_cast<char*>("no key, or the key lacks the part the operation needs")},
-    {R_WRONG_KEY_TYPE, const_cast<char*>("key is not of this ML-DSA parameter set")},
-    {R_BUFFER_TOO_SMALL, const_cast<char*>("output buffer too small")},
-    {R_RNG_FAILURE, const_cast<char*>("random number generation failed")},
-    {R_SIGN_ATTEMPTS_EXHAUSTED, const_cast<char*>("no signature within the FIPS 204 loop limit (is the private key corrupt?)")},
-    {R_BAD_ENCODING, const_cast<char*>("malformed ML-DSA key encoding")},
-    {R_FORMAT_NOT_ALLOWED, const_cast<char*>("ML-DSA private key format not allowed by ml-dsa.input_formats")},
-    {R_UNKNOWN_FORMAT, const_cast<char*>("unknown ML-DSA private key format")},
-    {R_OPERATION_NOT_INITIALIZED, const_cast<char*>("operation not initialized")},
-    {R_BAD_MESSAGE_ENCODING, const_cast<char*>("message-encoding must be 0 (raw) or 1 (pure)")},
-    {R_NOT_SUPPORTED, const_cast<char*>("operation not supported by ML-DSA")},
-    {R_INTERNAL_ERROR, const_cast<char*>("internal error")},
-    {R_BAD_DIGEST_LENGTH, const_cast<char*>("pre-hash digest has the wrong length")},
-    {R_PARAM_AFTER_UPDATE, const_cast<char*>("signature parameter set after message data")},
-    {R_BAD_CONFIG, const_cast<char*>("bad mldsa-accel setting")},
-    {R_GPU_UNAVAILABLE, const_cast<char*>("gpu = on, but no GPU can be used")},
-    {R_BAD_PARAM_TYPE, const_cast<char*>("parameter of the wrong type")},
-    {R_CONTEXT_UNSUPPORTED, const_cast<char*>("round-3 Dilithium has no context string")},
-    {R_PREHASH_UNSUPPORTED, const_cast<char*>("HashML-DSA needs an ML-DSA key (round-3 Dilithium has no pre-hash variant)")},
-    {R_NULL_PARAM_DATA, const_cast<char*>("parameter data is NULL")},
-    {R_NO_RANDOMNESS, const_cast<char*>("no random generator in the library context: activate the default provider")},
-    {R_WRONG_TRADITIONAL_KEY, const_cast<char*>("composite's traditional key of the wrong type, RSA size or curve")},
-    {R_TRADITIONAL_UNAVAILABLE, const_cast<char*>("composite's traditional algorithm not available (load the default provider)")},
-    {R_TRADITIONAL_FAILED, const_cast<char*>("composite's traditional half failed")},
-    {R_BAD_COMPOSITE_KEY, const_cast<char*>("malformed composite key")},
-    {R_BAD_COMPOSITE_SIGNATURE_LENGTH, const_cast<char*>("wrong length for a composite signature")},
-    {R_WRONG_COMPOSITE, const_cast<char*>("key is not of this composite algorithm")},
-    {R_HASH_ML_DSA_KEY, const_cast<char*>("key is bound to HashML-DSA: pure ML-DSA refused")},
-    {R_BAD_FALCON_KEY_LENGTH, const_cast<char*>("wrong length for a Falcon key")},
-    {R_BAD_FALCON_KEY, const_cast<char*>("malformed Falcon key")},
-    {R_FALCON_F_MISMATCH, const_cast<char*>("Falcon private key: F does not satisfy f G - g F = q")},
-    {R_WRONG_FALCON_KEY, const_cast<char*>("key is not of this Falcon parameter set")},
-    {R_BAD_FALCON_SIGNATURE_LENGTH, const_cast<char*>("wrong length for a Falcon signature")},
-    {R_BAD_FALCON_SIGNATURE_HEADER, const_cast<char*>("wrong Falcon signature header byte")},
-    {R_MALFORMED_FALCON_SIGNATURE, const_cast<char*>("malformed compressed Falcon signature")},
-    {R_FALCON_SIGNATURE_TRAILING_BYTES, const_cast<char*>("bytes after the Falcon signature")},
-    {0, nullptr},
-};
-// One string per reason, nothing else.
-static_assert(sizeof(kReasons) / sizeof(kReasons[0]) == R_END - R_CONTEXT_TOO_LONG + 1);
 
 void vset_error(const ErrorSink& s, int reason, const char* fmt, ...) {
   va_list args;
@@ -87,7 +30,7 @@ void vset_error(const ErrorSink& s, int reason, const char* fmt, ...) {
 // ERR_load_strings stamps the library number into it. Static storage in a
 // module that stays mapped; past the last table the errors keep their data
 // text but print unnamed.
-constexpr size_t kReasonCount = sizeof(kReasons) / sizeof(kReasons[0]) - 1;
+constexpr size_t kReasonCount = R_END - R_CONTEXT_TOO_LONG;
 constexpr size_t kRefusedTables = 8;
 ERR_STRING_DATA g_refused[kRefusedTables][kReasonCount + 2];
 std::atomic<size_t> g_refused_used{0};
@@ -108,14 +51,6 @@ int instance_library(int reason) {
 }
 
 }  // namespace
-
-const OSSL_ITEM* reason_strings() { return kReasons; }
-
-const char* reason_text(int reason) {
-  for (const OSSL_ITEM& item : kReasons)
-    if (item.ptr != nullptr && static_cast<int>(item.id) == reason) return static_cast<const char*>(item.ptr);
-  return "internal error";
-}
 
 ErrorSink error_sink(const OSSL_CORE_HANDLE* handle, const CoreFunctions& core) {
   ErrorSink s;
@@ -153,7 +88,7 @@ void report_refused_load(const ProvCtx& ctx, int reason, const char* detail) {
     ERR_STRING_DATA* table = g_refused[slot];
     table[0] = {ERR_PACK(lib, 0, 0), "mldsa-accel"};
     for (size_t i = 0; i < kReasonCount; ++i)
-      table[i + 1] = {static_cast<unsigned long>(kReasons[i].id), static_cast<const char*>(kReasons[i].ptr)};
+      table[i + 1] = {static_cast<unsigned long>(reason_strings()[i].id), static_cast<const char*>(reason_strings()[i].ptr)};
     table[kReasonCount + 1] = {0, nullptr};
     ERR_load_strings(lib, table);
   }
@@ -166,31 +101,7 @@ void report_refused_load(const ProvCtx& ctx, int reason, const char* detail) {
 }
 
 void raise_status(const ProvCtx* ctx, mldsa::Status s, const char* file, int line, const char* func) {
-  using mldsa::Status;
-  int reason = R_INTERNAL_ERROR;
-  switch (s) {
-    case Status::ok: return;
-    case Status::verify_failed: reason = R_VERIFY_FAILED; break;
-    case Status::bad_pk_length: reason = R_BAD_PUBLIC_KEY_LENGTH; break;
-    case Status::bad_sk_length: reason = R_BAD_PRIVATE_KEY_LENGTH; break;
-    case Status::bad_sig_length: reason = R_BAD_SIGNATURE_LENGTH; break;
-    case Status::bad_seed_length: reason = R_BAD_SEED_LENGTH; break;
-    case Status::bad_mu_length: reason = R_BAD_MU_LENGTH; break;
-    case Status::bad_digest_length: reason = R_BAD_DIGEST_LENGTH; break;
-    case Status::context_too_long: reason = R_CONTEXT_TOO_LONG; break;
-    case Status::sk_s1_out_of_range: reason = R_S1_OUT_OF_RANGE; break;
-    case Status::sk_s2_out_of_range: reason = R_S2_OUT_OF_RANGE; break;
-    case Status::sk_t0_mismatch: reason = R_T0_MISMATCH; break;
-    case Status::sk_tr_mismatch: reason = R_TR_MISMATCH; break;
-    case Status::sig_malformed_hint: reason = R_MALFORMED_HINT; break;
-    case Status::unsupported_hash: reason = R_UNSUPPORTED_DIGEST; break;
-    case Status::context_unsupported: reason = R_CONTEXT_UNSUPPORTED; break;
-    case Status::prehash_unsupported: reason = R_PREHASH_UNSUPPORTED; break;
-    case Status::rng_failure: reason = R_RNG_FAILURE; break;
-    case Status::sign_attempts_exhausted: reason = R_SIGN_ATTEMPTS_EXHAUSTED; break;
-    case Status::internal_error: reason = R_INTERNAL_ERROR; break;
-  }
-  raise_error(ctx, reason, file, line, func, nullptr);
+  if (s != mldsa::Status::ok) raise_error(ctx, reason_of(s), file, line, func, nullptr);
 }
 
 }  // namespace mldsa::prov

@@ -44,6 +44,7 @@ class CheckedExecutor final : public BatchExecutor {
   std::string description() const override { return inner_->description(); }
   bool supports(BatchOp op) const override { return inner_->supports(op); }
   size_t preferred_batch() const override { return inner_->preferred_batch(); }
+  std::vector<uint64_t> device_items() const override { return inner_->device_items(); }
   bool sign(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override;
   bool verify(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override;
   bool keygen(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) override;

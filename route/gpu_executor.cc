@@ -16,6 +16,7 @@ class GpuExecutor final : public BatchExecutor {
   std::string description() const override { return engine_->device_description(); }
   bool supports(BatchOp) const override { return true; }
   size_t preferred_batch() const override { return engine_->resident_tasks(); }
+  std::vector<uint64_t> device_items() const override { return engine_->items_by_device(); }
 
   // Signatures and keys go from the engine's pinned staging straight into the
   // requests' buffers: no copy here.

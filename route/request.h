@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace mldsa::route {
 
@@ -56,6 +57,8 @@ class BatchExecutor {
   virtual bool keygen(const mldsa::Params& p, std::span<Request* const> batch, std::string* why) = 0;
   // The batch size that fills the devices (resident tasks); 0: no preference.
   virtual size_t preferred_batch() const { return 0; }
+  // Items each device was given so far, by device index; empty: not known.
+  virtual std::vector<uint64_t> device_items() const { return {}; }
 };
 
 }  // namespace mldsa::route

@@ -367,6 +367,7 @@ RouterCounters Router::counters() const {
     c.mean_batch = s.batches ? static_cast<double>(s.requests - s.drained) / static_cast<double>(s.batches) : 0.0;
   }
   if (probed() && checked_ != nullptr) c.checks = checked_->stats();
+  if (probed() && executor_ != nullptr) c.device_items = executor_->device_items();
   return c;
 }
 

@@ -46,6 +46,7 @@ struct RouterCounters {
   uint64_t cpu = 0, queued = 0, queue_full = 0, batches = 0, failed_batches = 0, fallbacks = 0;
   double mean_batch = 0;
   CheckStats checks;  // the CPU's checks of the device's results
+  std::vector<uint64_t> device_items;  // items each GPU device was given, by index (empty: none, or not known)
 };
 
 class Router {

@@ -132,7 +132,7 @@ tsan_stage() {
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DMLDSA_ACCEL_TSAN=ON -DMLDSA_ACCEL_BENCH=OFF -DMLDSA_ACCEL_CUDA=OFF || return 1
   for t in router_tests router_provider_tests router_unload_tests engine_sim_test sim_test mldsa-accel-bench \
-           batch_api_test mldsa-accel-cli mldsa_accel_batch_testing; do
+           batch_api_test batch_async_test mldsa-accel-cli mldsa_accel_batch_testing; do
     if has_target "$dir" "$t"; then targets+=("$t"); fi
   done
   if [ ${#targets[@]} -eq 0 ]; then

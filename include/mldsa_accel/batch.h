@@ -22,7 +22,10 @@
 extern "C" {
 #endif
 
-#define MLDSA_ACCEL_BATCH_API_VERSION 1
+/* 1: the synchronous calls (version node MLDSA_ACCEL_BATCH_0); 2: submission
+ * with a completion callback, keys from EVP_PKEYs, OpenSSL reasons, per-device counts
+ * (MLDSA_ACCEL_BATCH_1). */
+#define MLDSA_ACCEL_BATCH_API_VERSION 2
 
 /* Status of a call or of one item. 0 is success; 1 is a verification that
  * ran and failed (a result, not an error); negative values are errors. */
@@ -36,7 +39,8 @@ enum {
   MLDSA_ACCEL_ERR_RANDOM = -5,        /* the random source failed */
   MLDSA_ACCEL_ERR_MEMORY = -6,        /* out of memory */
   MLDSA_ACCEL_ERR_CONFIG = -7,        /* a bad MLDSA_ACCEL_* setting (mldsa_accel_batch_new) */
-  MLDSA_ACCEL_ERR_INTERNAL = -8       /* should not happen; please report it */
+  MLDSA_ACCEL_ERR_INTERNAL = -8,      /* should not happen; please report it */
+  MLDSA_ACCEL_ERR_UNSUPPORTED_KEY = -9 /* an EVP_PKEY of an algorithm the API does not take (version 2) */
 };
 
 /* A short English text for a status ("ok", "signature does not verify", ...). */
@@ -127,6 +131,67 @@ typedef struct {
   char devices[160];            /* "NVIDIA H200 ...", "none: <reason>", or "starting" */
 } mldsa_accel_stats;
 int mldsa_accel_batch_stats(mldsa_accel_batch* ctx, mldsa_accel_stats* out);
+
+/* ---- Version 2 (MLDSA_ACCEL_BATCH_1) ---------------------------------- */
+
+/* An OpenSSL key (EVP_PKEY, from any provider: mldsa-accel's, OpenSSL 3.5's
+ * built-in ML-DSA) as the API's key: is_private 1 takes its private key (its
+ * seed when it has one, else its skEncode bytes), 0 its public key. An
+ * EVP_PKEY that is not ML-DSA-44/65/87 (or round 3's Dilithium2/3/5) is
+ * MLDSA_ACCEL_ERR_UNSUPPORTED_KEY; one without the part asked for
+ * MLDSA_ACCEL_ERR_KEY. The EVP_PKEY is not kept. */
+struct evp_pkey_st; /* OpenSSL's EVP_PKEY */
+int mldsa_accel_key_from_pkey(const struct evp_pkey_st* pkey, int is_private, mldsa_accel_key** out);
+
+/* The provider's OpenSSL reason of a status (the number ERR_GET_REASON gives
+ * for the error the provider raises in the same case; 0 for MLDSA_ACCEL_OK)
+ * and its text, the one `openssl` prints. Completions give each item's reason,
+ * which is finer than its status (which part of a key is malformed, ...). */
+const char* mldsa_accel_reason_string(int reason);
+
+/* Asynchronous submission. A submit call queues its items and returns at
+ * once; the context's submission thread then computes them as the
+ * synchronous call would (same router, engine, checks and CPU fallback:
+ * submissions run one after another, each on every core and the GPU) and
+ * calls callback once per submission, on that thread, with every item's
+ * status set. Items, keys, messages and output buffers belong to the
+ * submission until its callback returns. A callback may submit more work; it
+ * must not call mldsa_accel_batch_wait or mldsa_accel_batch_free (they
+ * return MLDSA_ACCEL_ERR_ARGUMENT / would wait for themselves).
+ * Return: MLDSA_ACCEL_OK (queued; the callback will be called), or a negative
+ * status with nothing queued and no callback (ctx or callback NULL, items NULL
+ * with n > 0, an unknown alg, no memory). n = 0 is queued too.
+ * In the child of a fork(), submissions run before submit returns. */
+enum { MLDSA_ACCEL_OP_SIGN = 1, MLDSA_ACCEL_OP_VERIFY = 2, MLDSA_ACCEL_OP_KEYGEN = 3 };
+typedef struct {
+  int op;               /* MLDSA_ACCEL_OP_* */
+  void* items;          /* the submission's array: mldsa_accel_sign_item*, _verify_item* or _keygen_item* */
+  size_t n;
+  long failed;          /* what the synchronous call returns: items whose status is not OK, or a negative status */
+  const int* reasons;   /* n entries, valid during the callback: each item's OpenSSL reason (0: OK) */
+  void* user;           /* as given to submit */
+} mldsa_accel_completion;
+typedef void (*mldsa_accel_callback)(const mldsa_accel_completion* done);
+
+int mldsa_accel_sign_submit(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags,
+                            mldsa_accel_callback callback, void* user);
+int mldsa_accel_verify_submit(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n,
+                              mldsa_accel_callback callback, void* user);
+int mldsa_accel_keygen_submit(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n,
+                              mldsa_accel_callback callback, void* user);
+/* Waits until every submission made before it (and those their callbacks
+ * made) has been computed and its callback has returned. MLDSA_ACCEL_OK, or
+ * MLDSA_ACCEL_ERR_ARGUMENT (ctx NULL, or called from a callback).
+ * mldsa_accel_batch_free waits the same way first. */
+int mldsa_accel_batch_wait(mldsa_accel_batch* ctx);
+
+/* How many items each GPU device was given so far (out[i]: logical device
+ * i, in the order MLDSA_ACCEL_GPUS and MLDSA_ACCEL_GPU_SPLIT make them; results it got wrong
+ * and the CPU redid included). *n in: out's room; out: the number of
+ * devices (0: no GPU engine, or not ready yet). MLDSA_ACCEL_ERR_ARGUMENT
+ * when out is too small (*n then says how many) or ctx/n is NULL.
+ * mldsa_accel_stats's items_cpu are the CPU's. */
+int mldsa_accel_batch_device_items(mldsa_accel_batch* ctx, uint64_t* out, size_t* n);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <latch>
 #include <mutex>
+#include <atomic>
 #include <vector>
 
 #include "cpu/key_expanded.h"
@@ -24,6 +25,8 @@ struct Engine::Impl {
     int ordinal = 0;
     std::unique_ptr<HostThread> thread;
     std::unique_ptr<DeviceWorker> worker;  // made, used and destroyed on thread
+    // Items given to this device (Engine::items_by_device); read without mu.
+    std::unique_ptr<std::atomic<uint64_t>> items = std::make_unique<std::atomic<uint64_t>>(0);
   };
   std::shared_ptr<Platform> platform;
   EngineConfig config;
@@ -55,6 +58,7 @@ struct Engine::Impl {
     std::latch done(static_cast<std::ptrdiff_t>(parts));
     for (size_t d = 0; d < parts; ++d) {
       const size_t first = d * per, count = std::min(per, n - first);
+      live[d]->items->fetch_add(count, std::memory_order_relaxed);
       live[d]->thread->post([&, d, first, count] {
         results[d] = share(*live[d]->worker, first, count);
         done.count_down();
@@ -229,6 +233,11 @@ EngineStatus Engine::sign(const Params& p, const SignItem* items, size_t n, uint
 
 const std::string& Engine::device_description() const { return impl_->description; }
 size_t Engine::logical_devices() const { return impl_->lanes.size(); }
+std::vector<uint64_t> Engine::items_by_device() const {
+  std::vector<uint64_t> out;
+  for (const Impl::Lane& lane : impl_->lanes) out.push_back(lane.items->load(std::memory_order_relaxed));
+  return out;
+}
 size_t Engine::live_devices() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   size_t live = 0;

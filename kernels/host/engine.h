@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cpu/mldsa.h"
 #include "kernels/device/device.h"
@@ -74,6 +75,9 @@ class Engine {
   // "NVIDIA H200 (sm_90, 132 SMs)"; several devices: "2 x ..." or a list.
   const std::string& device_description() const;
   size_t logical_devices() const;
+  // Items each logical device was given so far (sign, verify and keygen),
+  // by logical device index.
+  std::vector<uint64_t> items_by_device() const;
   size_t live_devices() const;  // not lost
   // Tasks the live devices run at once (the occupancy query's signing units,
   // once per physical device): the batch size that fills them.

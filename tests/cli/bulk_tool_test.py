@@ -2,11 +2,15 @@
 """bulk_tool_test.py - the mldsa-accel bulk tool: keygen, sign and verify over a
 manifest, --json, exit codes, failures listed, --help, keys as raw bytes and
 as PEM (through the provider), and on the simulated device with corrupt
-outputs: every signature it writes verifies on the CPU.
+outputs: every signature it writes verifies on the CPU. Then each feature of
+issue 33's second part: JSON Lines on stdin/stdout (jsonl), a directory as
+input (directory), the progress line on a terminal only (progress), item
+latencies and what the CPU and the device did in the summary (summary), and
+Ctrl-C: what finished is written, exit 130, --resume finishes (interrupt).
 
 usage: bulk_tool_test.py --tool T --test-lib DIR --provider-dir DIR --openssl O CASE
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, base64, json, os, pty, select, signal, subprocess, sys, tempfile, time
 
 def run(args, tool, env=None, expect=None):
     e = dict(os.environ)
@@ -110,6 +114,174 @@ def case_sim_corrupt(a, d):
         if j["device_items"] > 0:
             break
     assert j["device_items"] > 0, j
+
+def make_key(a, d, alg="ML-DSA-44"):
+    keys = os.path.join(d, "keys")
+    os.makedirs(keys, exist_ok=True)
+    run(["keygen", "--alg", alg, "--count", "1", "--out", keys], a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0)
+    return os.path.join(keys, "key-0.seed"), os.path.join(keys, "key-0.pub")
+
+def stream(a, args, records, env, expect):
+    text = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+    e = dict(os.environ); e.update(env)
+    p = subprocess.run([a.tool] + args + ["--in", "-"], input=text, capture_output=True, text=True, env=e, timeout=300)
+    if p.returncode != expect:
+        sys.exit(f"FAIL: {args}: exit {p.returncode}, expected {expect}\nstdout: {p.stdout}\nstderr: {p.stderr}")
+    return [json.loads(line) for line in p.stdout.splitlines()], p
+
+def case_jsonl(a, d):
+    """Records in, one result line each, in order; signatures equal the file mode's (deterministic)."""
+    key, pub = make_key(a, d)
+    cpu = {"MLDSA_ACCEL_GPU": "off"}
+    b64 = lambda b: base64.b64encode(b).decode()
+    msgs = [f"stream message {i}".encode() * (i % 5 + 1) for i in range(30)]
+    records = [{"id": i, "msg": b64(m)} for i, m in enumerate(msgs)]
+    records[7]["ctx"] = b64(b"a context")
+    records[9]["id"] = "nine \"quoted\""
+    records += ["not json", "", "  ", {"id": "no-msg"}, {"id": "bad-b64", "msg": "***"}]
+    out, _ = stream(a, ["sign", "--key", key, "--alg", "ML-DSA-44", "--deterministic"], records, cpu, 1)
+    assert len(out) == len(records) - 2, out  # the blank lines get no result
+    assert [o["id"] for o in out[:30]] == [r["id"] for r in records[:30]], out
+    assert out[30]["id"] is None and "error" in out[30] and out[31]["id"] == "no-msg" and "error" in out[31], out
+    assert out[32]["id"] == "bad-b64" and "error" in out[32], out
+    sigs = [base64.b64decode(o["sig"]) for o in out[:30]]
+    assert all(len(s) == 2420 for s in sigs), [len(s) for s in sigs]
+    # The same messages signed from files: the same signatures.
+    files = []
+    for i, m in enumerate(msgs):
+        f = os.path.join(d, f"m{i}"); open(f, "wb").write(m); files.append(f)
+    manifest = os.path.join(d, "manifest"); open(manifest, "w").write("\n".join(files[:7]) + "\n")
+    sigdir = os.path.join(d, "sigs"); os.mkdir(sigdir)
+    run(["sign", "--key", key, "--alg", "ML-DSA-44", "--deterministic", "--in", manifest, "--out", sigdir], a.tool, cpu, 0)
+    for i in range(7):
+        assert open(os.path.join(sigdir, f"m{i}.sig"), "rb").read() == sigs[i], i
+    # Verify them back: one tampered, one with the wrong context, one without its context.
+    vrec = [{"id": i, "msg": b64(m), "sig": b64(sigs[i])} for i, m in enumerate(msgs)]
+    vrec[7]["ctx"] = b64(b"a context")
+    vrec[3]["sig"] = b64(sigs[3][:100] + bytes([sigs[3][100] ^ 1]) + sigs[3][101:])
+    vrec[5]["ctx"] = b64(b"other")
+    out, p = stream(a, ["verify", "--pub", pub, "--json"], vrec, cpu, 1)
+    assert [o["ok"] for o in out] == [i not in (3, 5) for i in range(30)], out
+    assert out[3]["error"] == "signature does not verify", out[3]
+    summary = json.loads(p.stderr.strip().splitlines()[-1])
+    assert summary["items"] == 30 and summary["failed"] == 2, summary
+    out, _ = stream(a, ["verify", "--pub", pub], [r for i, r in enumerate(vrec) if i not in (3, 5)], cpu, 0)
+    assert all(o["ok"] for o in out) and len(out) == 28, out
+
+def case_directory(a, d):
+    """--in DIR: every regular file in it (not sub-folders), sorted."""
+    key, pub = make_key(a, d)
+    cpu = {"MLDSA_ACCEL_GPU": "off"}
+    docs, sigs = os.path.join(d, "docs"), os.path.join(d, "sigs")
+    os.mkdir(docs); os.mkdir(sigs); os.mkdir(os.path.join(docs, "sub"))
+    for i in range(12):
+        open(os.path.join(docs, f"f{i:02d}.bin"), "wb").write(bytes([i]) * (i * 10))
+    open(os.path.join(docs, "sub", "inner"), "w").write("not taken")
+    j = json.loads(run(["sign", "--key", key, "--alg", "ML-DSA-44", "--in", docs, "--out", sigs, "--json"],
+                       a.tool, cpu, 0).stdout)
+    assert j["items"] == 12 and j["failed"] == 0, j
+    assert sorted(os.listdir(sigs)) == [f"f{i:02d}.bin.sig" for i in range(12)], os.listdir(sigs)
+    run(["verify", "--pub", pub, "--in", docs, "--sigs", sigs], a.tool, cpu, 0)
+    open(os.path.join(docs, "f04.bin"), "ab").write(b"changed")
+    p = run(["verify", "--pub", pub, "--in", docs, "--sigs", sigs], a.tool, cpu, 1)
+    assert p.stdout.splitlines() == [os.path.join(docs, "f04.bin") + ": signature does not verify"], p.stdout
+    run(["sign", "--key", key, "--alg", "ML-DSA-44", "--in", os.path.join(d, "absent"), "--out", sigs], a.tool, cpu, 2)
+
+def case_progress(a, d):
+    """A progress line (items/s, ETA) when stderr is a terminal; none otherwise."""
+    key, _ = make_key(a, d)
+    _, manifest = setup(d, 200)
+    sigs = os.path.join(d, "sigs"); os.mkdir(sigs)
+    args = ["sign", "--key", key, "--alg", "ML-DSA-44", "--in", manifest, "--out", sigs, "--chunk", "20"]
+    env = dict(os.environ); env["MLDSA_ACCEL_GPU"] = "off"
+    master, slave = pty.openpty()
+    p = subprocess.Popen([a.tool] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        r, _, _ = select.select([master], [], [], 60)
+        if not r:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert p.wait(timeout=60) == 0, seen
+    os.close(master)
+    text = seen.decode(errors="replace")
+    assert "\r" in text and "items/s" in text and "ETA" in text and "/200 items" in text, text
+    p = run(args, a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0)
+    assert "\r" not in p.stderr and "ETA" not in p.stderr, p.stderr
+
+def case_summary(a, d):
+    """--json: p50/p99 item latency, and how many items the CPU and the device did."""
+    key, pub = make_key(a, d)
+    _, manifest = setup(d, 120)
+    sigs = os.path.join(d, "sigs"); os.mkdir(sigs)
+    cpu = {"MLDSA_ACCEL_GPU": "off"}
+    j = json.loads(run(["sign", "--key", key, "--alg", "ML-DSA-44", "--in", manifest, "--out", sigs, "--json",
+                        "--chunk", "30"], a.tool, cpu, 0).stdout)
+    assert j["items"] == 120 and j["cpu_items"] == 120 and j["device_items"] == 0, j
+    assert 0 < j["latency_p50_ms"] <= j["latency_p99_ms"] <= j["seconds"] * 1000, j
+    assert j["per_device"] == {"cpu": 120}, j
+    p = run(["verify", "--pub", pub, "--in", manifest, "--sigs", sigs], a.tool, cpu, 0)
+    assert "latency p50" in p.stderr and "p99" in p.stderr, p.stderr
+    # On the simulated device: what it did, by device index, adds up with the CPU's.
+    sim = {"LD_LIBRARY_PATH": a.test_lib, "MLDSA_ACCEL_GPU": "on", "MLDSA_ACCEL_SIM_DEVICES": "2",
+           "MLDSA_ACCEL_GPU_MAX_BATCH": "32"}
+    for _ in range(5):
+        j = json.loads(run(["verify", "--pub", pub, "--in", manifest, "--sigs", sigs, "--json"], a.tool, sim, 0).stdout)
+        if j["device_items"] > 0:
+            break
+    assert j["device_items"] > 0 and j["cpu_items"] + j["device_items"] == 120, j
+    per = j["per_device"]
+    gpus = sorted(k for k in per if k != "cpu")
+    assert per["cpu"] == j["cpu_items"] and gpus == ["gpu0", "gpu1"], j
+    assert sum(per[k] for k in gpus) == j["device_items"], j
+
+def case_interrupt(a, d):
+    """Ctrl-C: what finished is written, exit 130 with the command to resume; --resume finishes the rest."""
+    key, pub = make_key(a, d, "ML-DSA-87")
+    files, manifest = setup(d, 3000)
+    sigs = os.path.join(d, "sigs"); os.mkdir(sigs)
+    args = ["sign", "--key", key, "--alg", "ML-DSA-87", "--in", manifest, "--out", sigs, "--chunk", "16"]
+    env = dict(os.environ); env["MLDSA_ACCEL_GPU"] = "off"
+    p = subprocess.Popen([a.tool] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 60
+    while not os.listdir(sigs) and time.time() < deadline and p.poll() is None:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, (p.returncode, err)
+    done = [f for f in os.listdir(sigs) if f.endswith(".sig")]
+    assert 0 < len(done) < 3000, len(done)
+    assert not [f for f in os.listdir(sigs) if f.endswith(".part")], os.listdir(sigs)
+    assert "--resume" in err and "interrupted" in err, err
+    # A signature file cut short is not taken as done.
+    cut = os.path.join(sigs, done[0])
+    open(cut, "r+b").truncate(100)
+    j = json.loads(run(args + ["--resume", "--json"], a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0).stdout)
+    assert j["skipped"] == len(done) - 1 and j["items"] == 3000 - len(done) + 1, (j, len(done))
+    run(["verify", "--pub", pub, "--in", manifest, "--sigs", sigs], a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0)
+    # Nothing left: everything skipped.
+    j = json.loads(run(args + ["--resume", "--json"], a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0).stdout)
+    assert j["skipped"] == 3000 and j["items"] == 0, j
+    run(["verify", "--pub", pub, "--in", "-", "--resume"], a.tool, None, 2)
+    # keygen --resume: only the key whose seed is missing is made again.
+    kd = os.path.join(d, "kg"); os.mkdir(kd)
+    run(["keygen", "--alg", "ML-DSA-44", "--count", "5", "--out", kd], a.tool, {"MLDSA_ACCEL_GPU": "off"}, 0)
+    before = {f: open(os.path.join(kd, f), "rb").read() for f in os.listdir(kd)}
+    os.remove(os.path.join(kd, "key-2.seed"))
+    j = json.loads(run(["keygen", "--alg", "ML-DSA-44", "--count", "5", "--out", kd, "--resume", "--json"], a.tool,
+                       {"MLDSA_ACCEL_GPU": "off"}, 0).stdout)
+    assert j["skipped"] == 4 and j["items"] == 1, j
+    after = {f: open(os.path.join(kd, f), "rb").read() for f in os.listdir(kd)}
+    assert sorted(after) == sorted(before), sorted(after)
+    assert all(after[f] == before[f] for f in after if not f.startswith("key-2.")), "a kept key changed"
+    assert after["key-2.pub"] != before["key-2.pub"], "key-2 was not made again"
 
 def main():
     ap = argparse.ArgumentParser()

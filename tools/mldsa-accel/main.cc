@@ -1,60 +1,126 @@
-// main.cc - mldsa-accel: bulk ML-DSA keygen, sign and verify over a manifest
-// of files, on the bulk C API (include/mldsa_accel/batch.h): every CPU core
-// and the GPU (when there is one), each GPU result checked on the CPU.
+// main.cc - mldsa-accel: bulk ML-DSA keygen, sign and verify over a manifest,
+// a directory or a JSON Lines stream, on the bulk C API
+// (include/mldsa_accel/batch.h): every CPU core and the GPU (when there is
+// one), each GPU result checked on the CPU. Work goes in chunks (--chunk), so
+// results are written as they come, a progress line can follow them, and
+// Ctrl-C stops after the chunk in flight with what finished written.
 #include "mldsa_accel/batch.h"
 
-#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/provider.h>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
 
-constexpr int kExitFailed = 1;  // an item failed (a signature that does not verify, a read error)
-constexpr int kExitUsage = 2;   // bad command line, key or manifest
+constexpr int kExitFailed = 1;        // an item failed (a signature that does not verify, a read error)
+constexpr int kExitUsage = 2;         // bad command line, key or input
+constexpr int kExitInterrupted = 130; // SIGINT: what finished is written (128 + SIGINT, as shells report it)
 
 const char kHelp[] =
-    "usage: mldsa-accel keygen --alg ALG --count N --out DIR [--json]\n"
-    "       mldsa-accel sign   --key KEY --in MANIFEST --out DIR [--context TEXT] [--deterministic] [--json]\n"
-    "       mldsa-accel verify --pub PUB --in MANIFEST --sigs DIR [--context TEXT] [--json]\n"
+    "usage: mldsa-accel keygen --alg ALG --count N --out DIR [--resume] [--json]\n"
+    "       mldsa-accel sign   --key KEY --in INPUT --out DIR [--context TEXT] [--deterministic] [--resume] [--json]\n"
+    "       mldsa-accel verify --pub PUB --in INPUT --sigs DIR [--context TEXT] [--json]\n"
+    "       mldsa-accel sign   --key KEY --in - [--context TEXT] [--deterministic] [--json]   (JSON Lines)\n"
+    "       mldsa-accel verify --pub PUB --in - [--context TEXT] [--json]                     (JSON Lines)\n"
     "\n"
-    "MANIFEST lists one file path per line; sign writes DIR/<file name>.sig for each,\n"
-    "verify reads the same names from DIR and prints one line per failure.\n"
+    "INPUT: a manifest (one file path per line) or a directory (every regular file in it).\n"
+    "sign writes DIR/<file name>.sig for each, verify reads the same names from DIR and\n"
+    "prints one line per failure. --in -: JSON Lines records on stdin, one result line each\n"
+    "on stdout: sign {\"id\":..,\"msg\":B64[,\"ctx\":B64]} -> {\"id\":..,\"sig\":B64} or\n"
+    "{\"id\":..,\"error\":TEXT}; verify {\"id\":..,\"msg\":B64,\"sig\":B64[,\"ctx\":B64]} ->\n"
+    "{\"id\":..,\"ok\":true|false[,\"error\":TEXT]} (docs/BULK.md).\n"
     "KEY / PUB: PEM or DER (any format the mldsa-accel provider reads; it is loaded from\n"
     "OpenSSL's modules directory or OPENSSL_MODULES), or raw FIPS 204 bytes (sk, pk, or a\n"
     "32-byte seed, which needs --alg). keygen writes DIR/key-<i>.seed (the private key's\n"
     "32-byte seed) and DIR/key-<i>.pub (pkEncode bytes).\n"
-    "--alg: ML-DSA-44, ML-DSA-65 or ML-DSA-87. --json: one JSON object with items, failed,\n"
-    "seconds, items_per_second, cpu_items, device_items, device_checked, device_wrong, devices.\n"
-    "Exit status: 0 every item succeeded, 1 some item failed (listed), 2 usage or key error.\n"
+    "--alg: ML-DSA-44, ML-DSA-65 or ML-DSA-87. --resume: skip items whose output file\n"
+    "already exists whole (after Ctrl-C). --chunk N: items per call (default 4096).\n"
+    "--json: the summary as one JSON object (stdout; stderr with --in -): items, failed,\n"
+    "skipped, seconds, items_per_second, latency_p50_ms, latency_p99_ms, cpu_items,\n"
+    "device_items, per_device (cpu, gpu0, gpu1, ...), device_checked, device_wrong, devices,\n"
+    "interrupted.\n"
+    "A progress line (items/s, ETA) is drawn on stderr when it is a terminal.\n"
+    "Exit status: 0 every item succeeded, 1 some item failed (listed), 2 usage or key error,\n"
+    "130 interrupted (what finished is written; the tool prints how to resume).\n"
     "The GPU is used as the provider uses it (MLDSA_ACCEL_GPU, ... ; docs/BULK.md).\n";
 
 struct Options {
   std::string cmd, alg, key, in, out, sigs, context;
-  size_t count = 0;
-  bool json = false, deterministic = false;
+  size_t count = 0, chunk = 4096;
+  bool json = false, deterministic = false, resume = false;
+  std::vector<std::string> argv;  // for the resume hint
 };
 
-bool read_file(const std::string& path, std::vector<uint8_t>& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return !f.bad();
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_sigint(int) {
+  g_interrupted = 1;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the tool at once
 }
 
+// Plain system calls: for small files the calls, not the bytes, are the cost.
+bool read_file(const std::string& path, std::vector<uint8_t>& out) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st{};
+  bool ok = fstat(fd, &st) == 0;
+  out.resize(ok && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0);
+  size_t got = 0;
+  while (ok) {
+    if (got == out.size()) out.resize(out.size() + 4096);  // grew, or not a regular file
+    const ssize_t r = ::read(fd, out.data() + got, out.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      ok = r == 0;
+      break;
+    }
+    got += static_cast<size_t>(r);
+  }
+  close(fd);
+  out.resize(got);
+  return ok;
+}
+
+// Written to a temporary name and renamed: a file with the final name is
+// always whole, which is what --resume relies on.
 bool write_file(const std::string& path, const uint8_t* data, size_t len) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(len));
-  return static_cast<bool>(f);
+  const std::string tmp = path + ".part";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  size_t put = 0;
+  while (put < len) {
+    const ssize_t w = ::write(fd, data + put, len - put);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    put += static_cast<size_t>(w);
+  }
+  const bool ok = close(fd) == 0 && put == len;
+  return ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+// Whether path is a regular file of exactly len bytes (a finished output).
+bool have_output(const std::string& path, size_t len) {
+  struct stat st{};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) == len;
 }
 
 std::string base_name(const std::string& path) {
@@ -71,9 +137,8 @@ const char* alg_of_length(size_t len, bool is_private) {
   return it == m.end() ? nullptr : it->second;
 }
 
-// PEM or DER through OpenSSL with the provider: the key's algorithm and raw bytes.
-bool decode_with_openssl(const std::vector<uint8_t>& bytes, bool is_private, std::string& alg,
-                         std::vector<uint8_t>& raw) {
+// PEM or DER through OpenSSL with the provider, as the API's key.
+mldsa_accel_key* decode_with_openssl(const std::vector<uint8_t>& bytes, bool is_private, int* st) {
   static OSSL_PROVIDER* prov = OSSL_PROVIDER_load(nullptr, "mldsa-accel");
   static OSSL_PROVIDER* deflt = OSSL_PROVIDER_load(nullptr, "default");
   (void)prov;
@@ -86,16 +151,10 @@ bool decode_with_openssl(const std::vector<uint8_t>& bytes, bool is_private, std
     pkey = is_private ? d2i_PrivateKey_bio(bio, nullptr) : d2i_PUBKEY_bio(bio, nullptr);
   }
   BIO_free(bio);
-  if (pkey == nullptr) return false;
-  const char* name = EVP_PKEY_get0_type_name(pkey);
-  alg = name != nullptr ? name : "";
-  size_t len = 0;
-  const char* param = is_private ? OSSL_PKEY_PARAM_PRIV_KEY : OSSL_PKEY_PARAM_PUB_KEY;
-  bool ok = EVP_PKEY_get_octet_string_param(pkey, param, nullptr, 0, &len) == 1;
-  raw.resize(len);
-  ok = ok && EVP_PKEY_get_octet_string_param(pkey, param, raw.data(), raw.size(), &len) == 1;
+  mldsa_accel_key* key = nullptr;
+  *st = pkey != nullptr ? mldsa_accel_key_from_pkey(pkey, is_private, &key) : MLDSA_ACCEL_ERR_KEY;
   EVP_PKEY_free(pkey);
-  return ok;
+  return key;
 }
 
 mldsa_accel_key* load_key(const std::string& path, bool is_private, std::string alg) {
@@ -104,142 +163,537 @@ mldsa_accel_key* load_key(const std::string& path, bool is_private, std::string 
     std::fprintf(stderr, "mldsa-accel: cannot read %s\n", path.c_str());
     return nullptr;
   }
-  std::vector<uint8_t> raw = bytes;
+  mldsa_accel_key* key = nullptr;
+  int st = MLDSA_ACCEL_OK;
   if (const char* a = alg_of_length(bytes.size(), is_private)) {
     alg = a;
-  } else if (!(is_private && bytes.size() == 32 && !alg.empty()) &&
-             !decode_with_openssl(bytes, is_private, alg, raw)) {
-    std::fprintf(stderr, "mldsa-accel: %s is not a %s key this tool reads (PEM, DER, raw; a seed needs --alg)\n",
-                 path.c_str(), is_private ? "private" : "public");
-    return nullptr;
+    st = mldsa_accel_key_new(alg.c_str(), is_private, bytes.data(), bytes.size(), &key);
+  } else if (is_private && bytes.size() == 32 && !alg.empty()) {
+    st = mldsa_accel_key_new(alg.c_str(), is_private, bytes.data(), bytes.size(), &key);
+  } else {
+    key = decode_with_openssl(bytes, is_private, &st);
+    if (key == nullptr && st != MLDSA_ACCEL_ERR_UNSUPPORTED_KEY) {
+      std::fprintf(stderr, "mldsa-accel: %s is not a %s key this tool reads (PEM, DER, raw; a seed needs --alg)\n",
+                   path.c_str(), is_private ? "private" : "public");
+      OPENSSL_cleanse(bytes.data(), bytes.size());
+      return nullptr;
+    }
+    alg = "from PEM/DER";
   }
-  mldsa_accel_key* key = nullptr;
-  const int st = mldsa_accel_key_new(alg.c_str(), is_private, raw.data(), raw.size(), &key);
   OPENSSL_cleanse(bytes.data(), bytes.size());
-  OPENSSL_cleanse(raw.data(), raw.size());
-  if (st != MLDSA_ACCEL_OK)
+  if (key == nullptr)
     std::fprintf(stderr, "mldsa-accel: %s: %s (%s)\n", path.c_str(), mldsa_accel_status_string(st), alg.c_str());
   return key;
 }
 
-bool read_manifest(const std::string& path, std::vector<std::string>& files) {
-  std::ifstream f(path);
+// Manifest lines, or a directory's regular files (sorted by name).
+bool list_inputs(const std::string& in, std::vector<std::string>& files) {
+  struct stat st{};
+  if (stat(in.c_str(), &st) != 0) return false;
+  if (S_ISDIR(st.st_mode)) {
+    DIR* d = opendir(in.c_str());
+    if (d == nullptr) return false;
+    while (const dirent* e = readdir(d)) {
+      const std::string path = in + "/" + e->d_name;
+      struct stat fs{};
+      if (stat(path.c_str(), &fs) == 0 && S_ISREG(fs.st_mode)) files.push_back(path);
+    }
+    closedir(d);
+    std::sort(files.begin(), files.end());
+    return true;
+  }
+  std::ifstream f(in);
   if (!f) return false;
   for (std::string line; std::getline(f, line);)
     if (!line.empty()) files.push_back(line);
   return true;
 }
 
-void summary(const Options& o, mldsa_accel_batch* ctx, size_t items, size_t failed, double seconds) {
-  mldsa_accel_stats s{};
-  mldsa_accel_batch_stats(ctx, &s);
-  const double rate = seconds > 0 ? static_cast<double>(items) / seconds : 0;
-  if (o.json) {
-    std::string devices;
-    for (const char* c = s.devices; *c; ++c) {
-      if (*c == '"' || *c == '\\') devices += '\\';
-      devices += *c;
+// ---- JSON Lines (--in -) ----
+
+std::string b64_encode(const uint8_t* p, size_t n) {
+  std::string out(4 * ((n + 2) / 3), '\0');
+  const int len = n ? EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), p, static_cast<int>(n)) : 0;
+  out.resize(static_cast<size_t>(len));
+  return out;
+}
+
+bool b64_decode(const std::string& s, std::vector<uint8_t>& out) {
+  if (s.size() % 4 != 0) return false;
+  out.resize(s.size() / 4 * 3);
+  const int len = s.empty() ? 0
+                            : EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(s.data()),
+                                              static_cast<int>(s.size()));
+  if (len < 0) return false;
+  size_t pad = 0;  // EVP_DecodeBlock counts the padding's zero bytes
+  while (pad < 2 && pad < s.size() && s[s.size() - 1 - pad] == '=') ++pad;
+  out.resize(static_cast<size_t>(len) - pad);
+  return true;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (const unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
     }
-    std::printf("{\"op\":\"%s\",\"items\":%zu,\"failed\":%zu,\"seconds\":%.6f,\"items_per_second\":%.1f,"
-                "\"cpu_items\":%llu,\"device_items\":%llu,\"device_checked\":%llu,\"device_wrong\":%llu,"
-                "\"devices\":\"%s\"}\n",
-                o.cmd.c_str(), items, failed, seconds, rate, static_cast<unsigned long long>(s.items_cpu),
-                static_cast<unsigned long long>(s.items_device), static_cast<unsigned long long>(s.device_checked),
-                static_cast<unsigned long long>(s.device_wrong), devices.c_str());
-  } else {
-    std::fprintf(stderr,
-                 "%s: %zu items, %zu failed, %.3f s (%.1f items/s); CPU %llu, GPU %llu (results checked %llu, "
-                 "wrong %llu); GPU: %s\n",
-                 o.cmd.c_str(), items, failed, seconds, rate, static_cast<unsigned long long>(s.items_cpu),
-                 static_cast<unsigned long long>(s.items_device), static_cast<unsigned long long>(s.device_checked),
-                 static_cast<unsigned long long>(s.device_wrong), s.devices);
+  }
+  return out;
+}
+
+// One record: a flat JSON object. String values are unescaped; every value
+// is also kept as its JSON text (raw), so "id" goes back exactly as it came.
+struct Record {
+  std::map<std::string, std::string> str, raw;
+};
+
+bool parse_string(const std::string& s, size_t& i, std::string& out) {
+  if (i >= s.size() || s[i] != '"') return false;
+  for (++i; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"') {
+      ++i;
+      return true;
+    }
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i >= s.size()) return false;
+    switch (s[i]) {
+      case '"': case '\\': case '/': out += s[i]; break;
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'u': {  // \u00XX only (ids and base64 are ASCII)
+        if (i + 4 >= s.size()) return false;
+        const unsigned long v = std::strtoul(s.substr(i + 1, 4).c_str(), nullptr, 16);
+        if (v > 0x7f) return false;
+        out += static_cast<char>(v);
+        i += 4;
+        break;
+      }
+      default: return false;
+    }
+  }
+  return false;
+}
+
+bool parse_record(const std::string& s, Record& r) {
+  size_t i = 0;
+  auto ws = [&] {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+  };
+  ws();
+  if (i >= s.size() || s[i++] != '{') return false;
+  ws();
+  if (i < s.size() && s[i] == '}') return true;
+  for (;;) {
+    ws();
+    std::string key;
+    if (!parse_string(s, i, key)) return false;
+    ws();
+    if (i >= s.size() || s[i++] != ':') return false;
+    ws();
+    const size_t start = i;
+    if (i < s.size() && s[i] == '"') {
+      std::string v;
+      if (!parse_string(s, i, v)) return false;
+      r.str[key] = v;
+    } else {  // a number, true, false or null: up to the next , or }
+      while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ' ') ++i;
+      if (i == start) return false;
+      const std::string tok = s.substr(start, i - start);
+      if (tok != "true" && tok != "false" && tok != "null" &&
+          tok.find_first_not_of("-+.0123456789eE") != std::string::npos)
+        return false;
+    }
+    r.raw[key] = s.substr(start, i - start);
+    ws();
+    if (i < s.size() && s[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < s.size() && s[i] == '}') {
+      ++i;
+      ws();
+      return i == s.size();
+    }
+    return false;
   }
 }
 
-int run(const Options& o, mldsa_accel_batch* ctx) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  const auto* cctx = reinterpret_cast<const uint8_t*>(o.context.data());
-  if (o.cmd == "keygen") {
-    if (o.alg.empty() || o.count == 0 || o.out.empty()) return kExitUsage;
-    std::vector<mldsa_accel_keygen_item> items(o.count);
-    std::vector<std::vector<uint8_t>> pk(o.count, std::vector<uint8_t>(2592)), sk(o.count, std::vector<uint8_t>(4896)),
-        seed(o.count, std::vector<uint8_t>(32));
-    for (size_t i = 0; i < o.count; ++i)
-      items[i] = {nullptr, pk[i].data(), pk[i].size(), sk[i].data(), sk[i].size(), seed[i].data(), 0};
-    if (mldsa_accel_keygen(ctx, o.alg.c_str(), items.data(), items.size()) < 0) return kExitUsage;
-    size_t failed = 0;
-    mldsa_accel_key* k = nullptr;
-    for (size_t i = 0; i < o.count; ++i) {
-      size_t pk_len = pk[i].size();
-      const std::string base = o.out + "/key-" + std::to_string(i);
-      if (items[i].status != MLDSA_ACCEL_OK ||
-          mldsa_accel_key_new(o.alg.c_str(), 1, seed[i].data(), 32, &k) != MLDSA_ACCEL_OK ||
-          mldsa_accel_key_public(k, pk[i].data(), &pk_len) != MLDSA_ACCEL_OK ||
-          !write_file(base + ".seed", seed[i].data(), 32) || !write_file(base + ".pub", pk[i].data(), pk_len)) {
-        std::printf("key-%zu: failed\n", i);
-        ++failed;
+// Lines from stdin: up to max, without waiting for more once one is there
+// (a producer that waits for results is answered).
+class LineReader {
+ public:
+  bool eof() const { return eof_ && buf_.empty(); }
+  void read(size_t max, std::vector<std::string>& lines) {
+    while (lines.size() < max) {
+      const size_t nl = buf_.find('\n');
+      if (nl != std::string::npos) {
+        lines.push_back(buf_.substr(0, nl));
+        buf_.erase(0, nl + 1);
+        continue;
       }
-      mldsa_accel_key_free(k);
-      k = nullptr;
-      OPENSSL_cleanse(sk[i].data(), sk[i].size());
-      OPENSSL_cleanse(seed[i].data(), seed[i].size());
+      if (eof_) {
+        if (!buf_.empty()) lines.push_back(buf_);
+        buf_.clear();
+        return;
+      }
+      // Once a line is there, no waiting for more; before, waits in short
+      // steps, so Ctrl-C is seen whichever thread the signal went to.
+      pollfd p{0, POLLIN, 0};
+      const int ready = poll(&p, 1, lines.empty() ? 200 : 0);
+      if (ready == 0 && !lines.empty()) return;
+      if (ready == 0 || (ready < 0 && errno == EINTR)) {
+        if (g_interrupted) return;
+        continue;
+      }
+      char chunk[65536];
+      const ssize_t got = ::read(0, chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) {
+        if (g_interrupted) return;
+        continue;
+      }
+      if (got <= 0) eof_ = true;
+      else buf_.append(chunk, static_cast<size_t>(got));
     }
-    summary(o, ctx, o.count, failed, seconds());
-    return failed ? kExitFailed : 0;
   }
-  std::vector<std::string> files;
-  if (o.in.empty() || !read_manifest(o.in, files)) {
-    std::fprintf(stderr, "mldsa-accel: cannot read the manifest '%s'\n", o.in.c_str());
+
+ private:
+  std::string buf_;
+  bool eof_ = false;
+};
+
+// ---- progress, latencies, summary ----
+
+using Clock = std::chrono::steady_clock;
+
+struct Tally {
+  Clock::time_point t0 = Clock::now();
+  size_t total = 0;  // 0: unknown (a stream)
+  size_t done = 0, failed = 0, skipped = 0;
+  std::vector<double> latency_ms;  // one per computed item
+  bool progress = false;
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+};
+
+void draw_progress(const Tally& t, const char* cmd) {
+  if (!t.progress) return;
+  const double s = t.seconds();
+  const double rate = s > 0 ? static_cast<double>(t.done) / s : 0;
+  if (t.total > 0) {
+    const size_t left = t.total - std::min(t.total, t.done + t.skipped);
+    const double eta = rate > 0 ? static_cast<double>(left) / rate : 0;
+    std::fprintf(stderr, "\r%s: %zu/%zu items, %.0f items/s, ETA %.0f s   ", cmd, t.done + t.skipped, t.total, rate,
+                 eta);
+  } else {
+    std::fprintf(stderr, "\r%s: %zu items, %.0f items/s   ", cmd, t.done, rate);
+  }
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+void summary(const Options& o, mldsa_accel_batch* ctx, const Tally& t, bool stream) {
+  if (t.progress) std::fputs("\n", stderr);
+  mldsa_accel_stats s{};
+  mldsa_accel_batch_stats(ctx, &s);
+  const double seconds = t.seconds();
+  const double rate = seconds > 0 ? static_cast<double>(t.done) / seconds : 0;
+  const double p50 = percentile(t.latency_ms, 0.50), p99 = percentile(t.latency_ms, 0.99);
+  const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  // What each device did: the CPU, then each GPU by its index.
+  std::vector<uint64_t> gpu(64);
+  size_t ngpu = gpu.size();
+  if (mldsa_accel_batch_device_items(ctx, gpu.data(), &ngpu) != MLDSA_ACCEL_OK) ngpu = 0;
+  std::string per_json = "{\"cpu\":" + std::to_string(s.items_cpu), per_text = "CPU " + std::to_string(s.items_cpu);
+  for (size_t d = 0; d < ngpu; ++d) {
+    per_json += ",\"gpu" + std::to_string(d) + "\":" + std::to_string(gpu[d]);
+    per_text += ", GPU " + std::to_string(d) + " " + std::to_string(gpu[d]);
+  }
+  per_json += "}";
+  if (o.json) {
+    std::fprintf(stream ? stderr : stdout,
+                 "{\"op\":\"%s\",\"items\":%zu,\"failed\":%zu,\"skipped\":%zu,\"seconds\":%.6f,"
+                 "\"items_per_second\":%.1f,\"latency_p50_ms\":%.3f,\"latency_p99_ms\":%.3f,"
+                 "\"cpu_items\":%llu,\"device_items\":%llu,\"device_checked\":%llu,\"device_wrong\":%llu,"
+                 "\"per_device\":%s,\"devices\":\"%s\",\"interrupted\":%s}\n",
+                 o.cmd.c_str(), t.done, t.failed, t.skipped, seconds, rate, p50, p99, u(s.items_cpu),
+                 u(s.items_device), u(s.device_checked), u(s.device_wrong), per_json.c_str(), json_escape(s.devices).c_str(),
+                 g_interrupted ? "true" : "false");
+  } else {
+    std::fprintf(stderr,
+                 "%s: %zu items, %zu failed, %zu skipped, %.3f s (%.1f items/s, latency p50 %.1f ms, p99 %.1f ms); "
+                 "%s (GPU results checked %llu, wrong %llu); GPU: %s\n",
+                 o.cmd.c_str(), t.done, t.failed, t.skipped, seconds, rate, p50, p99, per_text.c_str(),
+                 u(s.device_checked), u(s.device_wrong), s.devices);
+  }
+}
+
+// The chunk's call time, as the latency of each of its items.
+void add_latency(Tally& t, Clock::time_point start, size_t n) {
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  t.latency_ms.insert(t.latency_ms.end(), n, ms);
+}
+
+void resume_hint(const Options& o, const Tally& t, bool stream) {
+  if (stream) {
+    std::fprintf(stderr,
+                 "mldsa-accel: interrupted after %zu records (each has its result line): send the records after "
+                 "them again to finish\n",
+                 t.done);
+    return;
+  }
+  std::string cmd = "mldsa-accel";
+  for (const std::string& a : o.argv) {
+    if (a == "--resume") continue;
+    cmd += " '" + a + "'";
+  }
+  std::fprintf(stderr, "mldsa-accel: interrupted: %zu of %zu items done and written; to finish, run:\n  %s --resume\n",
+               t.done + t.skipped, t.total, cmd.c_str());
+}
+
+// f(j) for j in [0, n) on every core: reading and writing a chunk's files
+// on one thread would cap verification (tens of microseconds an item) at
+// what one core's file system calls allow.
+template <typename F>
+void for_each_parallel(size_t n, F f) {
+  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), (n + 15) / 16);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t j; (j = next.fetch_add(1, std::memory_order_relaxed)) < n;) f(j);
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (...) {
+      break;
+    }
+  }
+  work();
+  for (std::thread& th : pool) th.join();
+}
+
+// ---- the commands ----
+
+int keygen(const Options& o, mldsa_accel_batch* ctx, Tally& t) {
+  mldsa_accel_key* probe = nullptr;
+  uint8_t zero[32] = {0};
+  if (mldsa_accel_key_new(o.alg.c_str(), 1, zero, 32, &probe) != MLDSA_ACCEL_OK) {
+    std::fprintf(stderr, "mldsa-accel: unknown algorithm '%s'\n", o.alg.c_str());
+    return kExitUsage;
+  }
+  size_t pk_bytes = 0;
+  mldsa_accel_key_public(probe, nullptr, &pk_bytes);
+  mldsa_accel_key_free(probe);
+  t.total = o.count;
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < o.count; ++i) {
+    const std::string base = o.out + "/key-" + std::to_string(i);
+    if (o.resume && have_output(base + ".seed", 32) && have_output(base + ".pub", pk_bytes)) ++t.skipped;
+    else todo.push_back(i);
+  }
+  for (size_t first = 0; first < todo.size() && !g_interrupted; first += o.chunk) {
+    const size_t n = std::min(o.chunk, todo.size() - first);
+    std::vector<mldsa_accel_keygen_item> items(n);
+    std::vector<uint8_t> pk(n * 2592), sk(n * 4896), seed(n * 32);
+    for (size_t j = 0; j < n; ++j)
+      items[j] = {nullptr, &pk[j * 2592], 2592, &sk[j * 4896], 4896, &seed[j * 32], 0};
+    const auto start = Clock::now();
+    if (mldsa_accel_keygen(ctx, o.alg.c_str(), items.data(), n) < 0) return kExitUsage;
+    add_latency(t, start, n);
+    for (size_t j = 0; j < n; ++j) {
+      // The seed is written last: a key whose seed file exists is whole.
+      const std::string base = o.out + "/key-" + std::to_string(todo[first + j]);
+      if (items[j].status != MLDSA_ACCEL_OK || !write_file(base + ".pub", &pk[j * 2592], pk_bytes) ||
+          !write_file(base + ".seed", &seed[j * 32], 32)) {
+        std::printf("key-%zu: failed\n", todo[first + j]);
+        ++t.failed;
+      }
+    }
+    OPENSSL_cleanse(sk.data(), sk.size());
+    OPENSSL_cleanse(seed.data(), seed.size());
+    t.done += n;
+    draw_progress(t, "keygen");
+  }
+  return 0;
+}
+
+int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally& t) {
+  std::vector<std::string> inputs;
+  if (!list_inputs(o.in, inputs)) {
+    std::fprintf(stderr, "mldsa-accel: cannot read the manifest or directory '%s'\n", o.in.c_str());
     return kExitUsage;
   }
   const bool sign = o.cmd == "sign";
-  mldsa_accel_key* key = load_key(o.key, sign, o.alg);
-  if (key == nullptr) return kExitUsage;
   const size_t sig_bytes = mldsa_accel_signature_size(key);
-  const size_t n = files.size();
-  std::vector<std::vector<uint8_t>> msgs(n), sigs(n);
-  std::vector<bool> read_ok(n, true);
-  for (size_t i = 0; i < n; ++i) {
-    read_ok[i] = read_file(files[i], msgs[i]) &&
-                 (sign || read_file((sign ? o.out : o.sigs) + "/" + base_name(files[i]) + ".sig", sigs[i]));
-    if (sign) sigs[i].resize(sig_bytes);
+  const auto* cctx = reinterpret_cast<const uint8_t*>(o.context.data());
+  auto sig_path = [&](const std::string& f) { return (sign ? o.out : o.sigs) + "/" + base_name(f) + ".sig"; };
+  t.total = inputs.size();
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (sign && o.resume && have_output(sig_path(inputs[i]), sig_bytes)) ++t.skipped;
+    else todo.push_back(i);
   }
-  size_t failed = 0;
-  if (sign) {
-    std::vector<mldsa_accel_sign_item> items(n);
-    for (size_t i = 0; i < n; ++i)
-      items[i] = {key, msgs[i].data(), msgs[i].size(), cctx, o.context.size(), sigs[i].data(), sigs[i].size(), 0};
-    mldsa_accel_sign(ctx, items.data(), n, o.deterministic ? MLDSA_ACCEL_DETERMINISTIC : 0);
-    for (size_t i = 0; i < n; ++i) {
-      const char* why = !read_ok[i] ? "cannot read the file"
-                        : items[i].status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(items[i].status)
-                        : !write_file(o.out + "/" + base_name(files[i]) + ".sig", sigs[i].data(), sig_bytes)
-                            ? "cannot write the signature"
-                            : nullptr;
+  for (size_t first = 0; first < todo.size() && !g_interrupted; first += o.chunk) {
+    const size_t n = std::min(o.chunk, todo.size() - first);
+    std::vector<std::vector<uint8_t>> msgs(n), sigs(n);
+    std::vector<char> read_ok(n, 1);
+    for_each_parallel(n, [&](size_t j) {
+      const std::string& f = inputs[todo[first + j]];
+      read_ok[j] = read_file(f, msgs[j]) && (sign || read_file(sig_path(f), sigs[j]));
+      if (sign) sigs[j].resize(sig_bytes);
+    });
+    std::vector<int> status(n);
+    const auto start = Clock::now();
+    if (sign) {
+      std::vector<mldsa_accel_sign_item> items(n);
+      for (size_t j = 0; j < n; ++j)
+        items[j] = {key, msgs[j].data(), msgs[j].size(), cctx, o.context.size(), sigs[j].data(), sigs[j].size(), 0};
+      mldsa_accel_sign(ctx, items.data(), n, o.deterministic ? MLDSA_ACCEL_DETERMINISTIC : 0);
+      for (size_t j = 0; j < n; ++j) status[j] = items[j].status;
+    } else {
+      std::vector<mldsa_accel_verify_item> items(n);
+      for (size_t j = 0; j < n; ++j)
+        items[j] = {key, msgs[j].data(), msgs[j].size(), cctx, o.context.size(), sigs[j].data(), sigs[j].size(), 0};
+      mldsa_accel_verify(ctx, items.data(), n);
+      for (size_t j = 0; j < n; ++j) status[j] = items[j].status;
+    }
+    add_latency(t, start, n);
+    std::vector<const char*> whys(n, nullptr);
+    for_each_parallel(n, [&](size_t j) {
+      const std::string& f = inputs[todo[first + j]];
+      whys[j] = !read_ok[j] ? (sign ? "cannot read the file" : "cannot read the file or its signature")
+                : status[j] != MLDSA_ACCEL_OK ? mldsa_accel_status_string(status[j])
+                : sign && !write_file(sig_path(f), sigs[j].data(), sig_bytes) ? "cannot write the signature"
+                                                                             : nullptr;
+    });
+    for (size_t j = 0; j < n; ++j) {  // in input order
+      const std::string& f = inputs[todo[first + j]];
+      const char* why = whys[j];
       if (why != nullptr) {
-        std::printf("%s: %s\n", files[i].c_str(), why);
-        ++failed;
+        std::printf("%s: %s\n", f.c_str(), why);
+        ++t.failed;
       }
     }
+    std::fflush(stdout);
+    t.done += n;
+    draw_progress(t, o.cmd.c_str());
+  }
+  return 0;
+}
+
+// --in -: JSON Lines records in, one result line per record out, in order.
+int stream(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally& t) {
+  const bool sign = o.cmd == "sign";
+  const size_t sig_bytes = mldsa_accel_signature_size(key);
+  LineReader in;
+  std::vector<std::string> lines;
+  while (!g_interrupted && !in.eof()) {
+    lines.clear();
+    in.read(o.chunk, lines);
+    // Blank lines (a trailing newline too many, CRLF's \r) are no records.
+    lines.erase(std::remove_if(lines.begin(), lines.end(),
+                               [](const std::string& l) { return l.find_first_not_of(" \t\r") == std::string::npos; }),
+                lines.end());
+    const size_t n = lines.size();
+    if (n == 0) continue;
+    std::vector<std::string> ids(n, "null"), errors(n);
+    std::vector<std::vector<uint8_t>> msgs(n), ctxs(n), sigs(n);
+    for (size_t j = 0; j < n; ++j) {
+      Record r;
+      std::vector<uint8_t> c(o.context.begin(), o.context.end());
+      if (!parse_record(lines[j], r)) {
+        errors[j] = "not a JSON object of this tool's record format";
+        continue;
+      }
+      if (r.raw.count("id")) ids[j] = r.raw["id"];
+      if (!r.str.count("msg") || !b64_decode(r.str["msg"], msgs[j])) errors[j] = "\"msg\" missing or not base64";
+      else if (r.str.count("ctx") && !b64_decode(r.str["ctx"], c)) errors[j] = "\"ctx\" not base64";
+      else if (!sign && (!r.str.count("sig") || !b64_decode(r.str["sig"], sigs[j])))
+        errors[j] = "\"sig\" missing or not base64";
+      ctxs[j] = std::move(c);
+      if (sign) sigs[j].resize(sig_bytes);
+    }
+    std::vector<int> status(n, MLDSA_ACCEL_OK);
+    std::vector<size_t> at;  // the records that parsed
+    for (size_t j = 0; j < n; ++j)
+      if (errors[j].empty()) at.push_back(j);
+    const auto start = Clock::now();
+    if (sign) {
+      std::vector<mldsa_accel_sign_item> items(at.size());
+      for (size_t k = 0; k < at.size(); ++k) {
+        const size_t j = at[k];
+        items[k] = {key, msgs[j].data(), msgs[j].size(), ctxs[j].data(), ctxs[j].size(), sigs[j].data(), sig_bytes, 0};
+      }
+      mldsa_accel_sign(ctx, items.data(), items.size(), o.deterministic ? MLDSA_ACCEL_DETERMINISTIC : 0);
+      for (size_t k = 0; k < at.size(); ++k) status[at[k]] = items[k].status;
+    } else {
+      std::vector<mldsa_accel_verify_item> items(at.size());
+      for (size_t k = 0; k < at.size(); ++k) {
+        const size_t j = at[k];
+        items[k] = {key, msgs[j].data(), msgs[j].size(), ctxs[j].data(), ctxs[j].size(), sigs[j].data(),
+                    sigs[j].size(), 0};
+      }
+      mldsa_accel_verify(ctx, items.data(), items.size());
+      for (size_t k = 0; k < at.size(); ++k) status[at[k]] = items[k].status;
+    }
+    add_latency(t, start, at.size());
+    std::string out;
+    for (size_t j = 0; j < n; ++j) {
+      const bool ok = errors[j].empty() && status[j] == MLDSA_ACCEL_OK;
+      if (errors[j].empty() && !ok) errors[j] = mldsa_accel_status_string(status[j]);
+      out += "{\"id\":" + ids[j];
+      if (sign) out += ok ? ",\"sig\":\"" + b64_encode(sigs[j].data(), sig_bytes) + "\"" : "";
+      else out += ok ? ",\"ok\":true" : ",\"ok\":false";
+      if (!ok) out += ",\"error\":\"" + json_escape(errors[j]) + "\"";
+      out += "}\n";
+      t.failed += !ok;
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    t.done += n;
+    draw_progress(t, o.cmd.c_str());
+  }
+  return 0;
+}
+
+int run(const Options& o, mldsa_accel_batch* ctx) {
+  Tally t;
+  t.progress = isatty(2) == 1;
+  int rc = 0;
+  const bool streaming = o.in == "-";
+  if (o.cmd == "keygen") {
+    rc = keygen(o, ctx, t);
   } else {
-    std::vector<mldsa_accel_verify_item> items(n);
-    for (size_t i = 0; i < n; ++i)
-      items[i] = {key, msgs[i].data(), msgs[i].size(), cctx, o.context.size(), sigs[i].data(), sigs[i].size(), 0};
-    mldsa_accel_verify(ctx, items.data(), n);
-    for (size_t i = 0; i < n; ++i) {
-      const char* why = !read_ok[i] ? "cannot read the file or its signature"
-                        : items[i].status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(items[i].status)
-                                                            : nullptr;
-      if (why != nullptr) {
-        std::printf("%s: %s\n", files[i].c_str(), why);
-        ++failed;
-      }
-    }
+    mldsa_accel_key* key = load_key(o.key, o.cmd == "sign", o.alg);
+    if (key == nullptr) return kExitUsage;
+    rc = streaming ? stream(o, ctx, key, t) : files(o, ctx, key, t);
+    mldsa_accel_key_free(key);
   }
-  mldsa_accel_key_free(key);
-  summary(o, ctx, n, failed, seconds());
-  return failed ? kExitFailed : 0;
+  if (rc != 0) return rc;
+  summary(o, ctx, t, streaming);
+  if (g_interrupted) {
+    resume_hint(o, t, streaming);
+    return kExitInterrupted;
+  }
+  return t.failed ? kExitFailed : 0;
 }
 
 }  // namespace
@@ -251,6 +705,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? kExitUsage : 0;
   }
   o.cmd = argv[1];
+  o.argv.assign(argv + 1, argv + argc);
   if (o.cmd != "keygen" && o.cmd != "sign" && o.cmd != "verify") {
     std::fprintf(stderr, "mldsa-accel: unknown command '%s'\n%s", argv[1], kHelp);
     return kExitUsage;
@@ -262,33 +717,43 @@ int main(int argc, char** argv) {
       out = argv[++i];
       return true;
     };
-    std::string count;
+    auto number = [&](size_t& out) {
+      std::string v;
+      char* end = nullptr;
+      out = value(v) ? std::strtoull(v.c_str(), &end, 10) : 0;
+      return end != nullptr && *end == '\0' && out > 0;
+    };
     bool ok = true;
     if (a == "--help" || a == "-h") {
       std::fputs(kHelp, stdout);
       return 0;
     } else if (a == "--json") o.json = true;
     else if (a == "--deterministic") o.deterministic = true;
+    else if (a == "--resume") o.resume = true;
     else if (a == "--alg") ok = value(o.alg);
     else if (a == "--key" || a == "--pub") ok = value(o.key);
     else if (a == "--in") ok = value(o.in);
     else if (a == "--out") ok = value(o.out);
     else if (a == "--sigs") ok = value(o.sigs);
     else if (a == "--context") ok = value(o.context);
-    else if (a == "--count") {
-      ok = value(count);
-      char* end = nullptr;
-      o.count = ok ? std::strtoull(count.c_str(), &end, 10) : 0;
-      ok = ok && end != nullptr && *end == '\0' && o.count > 0;
-    } else ok = false;
+    else if (a == "--count") ok = number(o.count);
+    else if (a == "--chunk") ok = number(o.chunk);
+    else ok = false;
     if (!ok) {
       std::fprintf(stderr, "mldsa-accel: bad argument '%s'\n%s", a.c_str(), kHelp);
       return kExitUsage;
     }
   }
-  if ((o.cmd == "sign" && (o.key.empty() || o.out.empty())) || (o.cmd == "verify" && (o.key.empty() || o.sigs.empty())) ||
+  const bool streaming = o.in == "-";
+  if ((o.cmd == "sign" && (o.key.empty() || o.in.empty() || (o.out.empty() && !streaming))) ||
+      (o.cmd == "verify" && (o.key.empty() || o.in.empty() || (o.sigs.empty() && !streaming))) ||
       (o.cmd == "keygen" && (o.alg.empty() || o.count == 0 || o.out.empty()))) {
     std::fprintf(stderr, "mldsa-accel: missing arguments\n%s", kHelp);
+    return kExitUsage;
+  }
+  if (o.resume && (streaming || o.cmd == "verify")) {
+    std::fprintf(stderr, "mldsa-accel: --resume is for sign and keygen over files (a stream or a verify run "
+                         "writes no files to resume from)\n");
     return kExitUsage;
   }
   int st = 0;
@@ -298,6 +763,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mldsa-accel: %s: %s\n", mldsa_accel_status_string(st), why);
     return kExitUsage;
   }
+  // SIGINT after the context: its threads inherit the default mask either way;
+  // the handler only sets a flag the chunk loops read.
+  struct sigaction sa{};
+  sa.sa_handler = on_sigint;
+  sa.sa_flags = SA_RESTART;  // file calls on other threads go on; the stdin wait is a poll, which returns
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
   const int rc = run(o, ctx);
   mldsa_accel_batch_free(ctx);
   return rc;
