@@ -14,7 +14,10 @@
 # the model's own checks on this build (loop counts by hand, the known
 # kernel's count, the calibration's residuals); the router's GPU
 # executor on CUDA; the provider's bulk tool routed through the GPU (threads,
-# then ASYNC jobs) next to its CPU-only run; then a short table.
+# then ASYNC jobs) next to its CPU-only run; the bulk tool mldsa-accel over
+# MLDSA_ACCEL_BULK_ITEMS (1,000,000) ML-DSA-44 sign and verify records (JSON
+# Lines through tests/gpu/bulk_stream.py, every signature verified, every
+# verdict checked), GPU on and off; then a short table.
 # Before any of it: the driver must support the CUDA runtime the build uses
 # (CUDA 13 needs driver >= 580, 12 >= 525, 11 >= 450), said plainly.
 # Every step runs under bash with pipefail: a failing command fails its step
@@ -34,6 +37,7 @@ jobs=${JOBS:-16}
 export MLDSA_ACCEL_GPU_CASES=${MLDSA_ACCEL_GPU_CASES:-20000}
 export MLDSA_ACCEL_GPU_BATCHES=${MLDSA_ACCEL_GPU_BATCHES:-10000,100000}
 big_batch=${MLDSA_ACCEL_GPU_BIG_BATCH:-1000000}  # ML-DSA-44 only
+bulk_items=${MLDSA_ACCEL_BULK_ITEMS:-1000000}   # the bulk tool's runs (issue 33)
 export MLDSA_ACCEL_GPU_SETS=${MLDSA_ACCEL_GPU_SETS:-44,65,87}
 if [ -z "${NVDISASM:-}" ] && [ -x "$repo/build-tools/bin/nvdisasm" ]; then
   export NVDISASM="$repo/build-tools/bin/nvdisasm"
@@ -131,6 +135,20 @@ if [ "$failed" -eq 0 ]; then
           "$build/tools/mldsa-accel-bench/mldsa-accel-bench" --op "$op" --alg ML-DSA-44 $mode --seconds 5
       done
     done
+    # The bulk tool on a million records, GPU on then off: its --json summary
+    # (items, seconds, items_per_second, per_device) goes to the log; the
+    # signatures of each run are verified by the same run's verify.
+    tool="$build/tools/mldsa-accel/mldsa-accel" stream="$repo/tests/gpu/bulk_stream.py" bulk="$build/bulk"
+    step "bulk tool: one ML-DSA-44 key" 20 "$tool" keygen --alg ML-DSA-44 --count 1 --out "$bulk/keys"
+    for gpu in on off; do
+      step "bulk tool, sign $bulk_items, gpu=$gpu" 150 bash -o pipefail -c \
+        "python3 '$stream' records $bulk_items | MLDSA_ACCEL_GPU=$gpu '$tool' sign --key '$bulk/keys/key-0.seed' \
+           --alg ML-DSA-44 --in - --json > '$bulk/sigs-$gpu.jsonl'"
+      step "bulk tool, verify $bulk_items, gpu=$gpu" 150 bash -o pipefail -c \
+        "python3 '$stream' to-verify $bulk_items < '$bulk/sigs-$gpu.jsonl' | MLDSA_ACCEL_GPU=$gpu '$tool' verify \
+           --pub '$bulk/keys/key-0.pub' --alg ML-DSA-44 --in - --json | python3 '$stream' check-verify $bulk_items"
+      rm -f "$bulk/sigs-$gpu.jsonl"
+    done
   fi
 fi
 
@@ -141,6 +159,11 @@ if grep -q "ops/s" "$log"; then
   echo
   echo "throughput (end to end, host buffers in and out; EVP rows: | mode | ... | ops/s | p50 | p99 |):"
   grep -E "^(set |ML-DSA|\| (cpu|routed) )" "$log" | grep -E "ops/s|FAILED|^set |^\|"
+fi
+if grep -q '"items_per_second"' "$log"; then
+  echo
+  echo "bulk tool (mldsa-accel --json; sign then verify, gpu=on then off):"
+  grep '"items_per_second"' "$log"
 fi
 if [ -f "$build/bench_thread.txt" ] && [ -f "$build/bench_coop.txt" ]; then
   echo
