@@ -80,7 +80,9 @@ int base_sampler(Prng& p) {
 // stream): the loop goes on while a fresh uniform byte equals z's byte. That
 // happens with probability 1/256 whatever z's byte is, so the number of bytes
 // drawn has the same distribution for every secret z; the decision is
-// declassified (cpu/ct.h), nothing else about z or the random byte is.
+// declassified (cpu/ct.h), nothing else about z or the random byte is. (With
+// the round's verdict, the 1 in 256 rounds that go past the first byte say a
+// little about z's lower bytes: the specification's choice, docs/FALCON.md.)
 int ber_exp(Prng& p, double x, double ccs) {
   int64_t s = static_cast<int64_t>(x * INV_LN2);  // x >= 0: truncation is floor
   const double r = x - static_cast<double>(s) * LN2;
