@@ -58,6 +58,8 @@ void add(const std::string& name, Fn fn) {
 void register_core_benchmarks(ParamSet set);
 // Registers sign and verify of the 18 composite algorithms (composite_bench.cc).
 void register_composite_benchmarks();
+// Registers keygen, sign_fresh and verify_fresh of Falcon-512 / -1024 (falcon_bench.cc).
+void register_falcon_benchmarks();
 // Registers the EVP row for set; defined only when the provider is built.
 void register_provider_benchmarks(ParamSet set);
 

@@ -1,4 +1,5 @@
-// main.cc - bench_core: every row for ML-DSA-44, -65 and -87 in turn, then the composites.
+// main.cc - bench_core: every row for ML-DSA-44, -65 and -87 in turn, then Falcon-512 / -1024,
+// then the composites.
 #include "bench/bench.h"
 #include "cpu/backend.h"
 
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
     mldsa::bench::register_provider_benchmarks(set);
 #endif
   }
+  mldsa::bench::register_falcon_benchmarks();
   mldsa::bench::register_composite_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -8,7 +8,8 @@
 #   2. build-asan/   clang-14 ASan + UBSan build (-DMLDSA_ACCEL_SANITIZE=ON, -O1), full ctest
 #                    (the tests that run the openssl CLI with the ASan runtime preloaded;
 #                    the OpenSSL 3.6 interop and `openssl speed` runs only in release)
-#   3. build-ct/     valgrind constant-time check (-DMLDSA_ACCEL_CT_TESTING=ON), ctest -L ct
+#   3. build-ct/     valgrind constant-time check (-DMLDSA_ACCEL_CT_TESTING=ON) of ML-DSA, round-3
+#                    Dilithium and Falcon signing, ctest -L ct
 #   4. build-tsan/   ThreadSanitizer build of the router, batch queue and GPU engine tests
 #                    (-DMLDSA_ACCEL_TSAN=ON), ctest -L 'router|gpusim'
 #   5. build/        servers: the .deb in Debian 13 and 12 roots with nginx, HAProxy,

@@ -1,6 +1,7 @@
 // check.cc - the reasons behind a malformed Falcon key or signature (check.h).
 #include "cpu/falcon/check.h"
 
+#include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
 
 namespace falcon {
@@ -80,7 +81,7 @@ Problem check_private_key(const Params& p, const uint8_t* sk, size_t len) {
   negacyclic_mul(w.gF, w.g, w.F, p.n);
   uint32_t diff = static_cast<uint32_t>(w.fG[0] - w.gF[0]) ^ Q;
   for (size_t i = 1; i < p.n; ++i) diff |= static_cast<uint32_t>(w.fG[i] - w.gF[i]);
-  return diff == 0 ? Problem::none : Problem::ntru_mismatch;
+  return mldsa::declassify(diff == 0) ? Problem::none : Problem::ntru_mismatch;  // the verdict is public
 }
 
 }  // namespace falcon

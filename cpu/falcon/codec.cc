@@ -1,6 +1,7 @@
 // codec.cc - Falcon's byte encodings (specification section 3.11): 14-bit
 // values mod q (public key), fixed-width signed values (private key), and the
 // compressed signature value (sign, 7 low bits, the rest in unary).
+#include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
 
 namespace falcon {
@@ -90,7 +91,8 @@ size_t trim_i8_decode(int8_t* x, unsigned logn, unsigned bits, const uint8_t* in
     }
   }
   bad |= (acc & ((1u << nb) - 1)) != 0;
-  return bad ? 0 : need;
+  // Whether the key is well formed is public (a malformed one is refused).
+  return mldsa::declassify(bad) ? 0 : need;
 }
 
 size_t comp_encode(uint8_t* out, size_t max, const int16_t* x, unsigned logn) {

@@ -3,6 +3,7 @@
 // Reductions are multiplications and masks (no division, no branch on values).
 #include <cstring>
 
+#include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
 
 namespace falcon {
@@ -82,7 +83,7 @@ void ntt(uint32_t* a, unsigned logn, bool inverse) {
 bool all_nonzero(const uint32_t* a, size_t n) {
   uint32_t z = 0;
   for (size_t i = 0; i < n; ++i) z |= (a[i] - 1) >> 31;  // 1 where a[i] == 0
-  return z == 0;
+  return mldsa::declassify(z == 0);
 }
 
 // a <- a / b pointwise (b non-zero), via b^(q-2).
@@ -138,7 +139,7 @@ bool complete_private(int8_t* G, const int8_t* f, const int8_t* g, const int8_t*
       bad |= static_cast<uint32_t>(v + 127) >> 31 | static_cast<uint32_t>(127 - v) >> 31;
       G[i] = static_cast<int8_t>(v);
     }
-    ok = bad == 0;
+    ok = mldsa::declassify(bad == 0);  // a G out of range: the key is refused
   }
   wipe(a, sizeof a);
   wipe(b, sizeof b);

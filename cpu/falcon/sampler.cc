@@ -3,6 +3,7 @@
 // round-3 reference draws its bits from (its byte order is part of the KATs).
 #include <cstring>
 
+#include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
 
 namespace falcon {
@@ -75,8 +76,13 @@ int base_sampler(Prng& p) {
 }
 
 // A bit that is 1 with probability ccs * exp(-x), x >= 0. The bytes are
-// compared lazily, high first: how many are drawn depends on random bits only
-// up to the first differing byte (as in the specification).
+// compared lazily, high first, as in the specification (and the KATs' PRNG
+// stream): the loop goes on while a fresh uniform byte equals z's byte. That
+// happens with probability 1/256 whatever z's byte is, so the number of bytes
+// drawn has the same distribution for every secret z; the decision is
+// declassified (cpu/ct.h), nothing else about z or the random byte is. (With
+// the round's verdict, the 1 in 256 rounds that go past the first byte say a
+// little about z's lower bytes: the specification's choice, docs/FALCON.md.)
 int ber_exp(Prng& p, double x, double ccs) {
   int64_t s = static_cast<int64_t>(x * INV_LN2);  // x >= 0: truncation is floor
   const double r = x - static_cast<double>(s) * LN2;
@@ -88,7 +94,7 @@ int ber_exp(Prng& p, double x, double ccs) {
   do {
     i -= 8;
     w = p.u8() - static_cast<uint32_t>((z >> i) & 0xFF);
-  } while (!w && i > 0);
+  } while (mldsa::declassify(w == 0) && i > 0);
   return static_cast<int>(w >> 31);
 }
 
@@ -156,7 +162,12 @@ int sampler_z(SamplerCtx& sc, double mu, double isigma) {
     const double d = static_cast<double>(z) - r;
     double x = d * d * dss;
     x -= static_cast<double>(z0 * z0) * INV_2SQRSIGMA0;
-    if (ber_exp(sc.prng, x, ccs)) return static_cast<int>(s) + z;
+    // Accept or draw again. ccs = sigma_min / sigma' scales the acceptance
+    // probability to one that does not depend on mu or sigma' (the
+    // specification's isochrony argument, Howe-Prest-Ricosset-Rossi 2020):
+    // the number of rounds says nothing about the secrets, so the verdict is
+    // declassified; the sample z stays secret.
+    if (mldsa::declassify(ber_exp(sc.prng, x, ccs))) return static_cast<int>(s) + z;
   }
 }
 

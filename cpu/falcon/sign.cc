@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
 
 namespace falcon {
@@ -161,7 +162,13 @@ bool sign_once(const Params& p, SamplerCtx& sc, const SecretKey& k, const uint16
     s1[i] = static_cast<int16_t>(static_cast<int32_t>(hm[i]) - static_cast<int32_t>(fpr_rint(x[i])));
     s2[i] = static_cast<int16_t>(-fpr_rint(t1[i]));
   }
-  const bool ok = is_short(s1, s2, logn, p.l2bound);
+  // The norm check's verdict is public (a restart draws a fresh sample, as
+  // the specification's signing loop does). An accepted s2 is the signature
+  // value and is published: the encoder may branch on it. (One that then does
+  // not fit the format is drawn again; its length is all that shows, and that
+  // happens with negligible probability.)
+  const bool ok = mldsa::declassify(is_short(s1, s2, logn, p.l2bound));
+  if (ok) mldsa::declassify_bytes(s2, n * sizeof *s2);
   wipe(s1, sizeof s1);
   return ok;
 }
@@ -254,6 +261,7 @@ bool public_from_private(const Params& p, const uint8_t* sk, uint8_t* pk) {
   SecretKey k;
   uint16_t h[MAX_N];
   if (!decode_sk(p, sk, k) || !mq_div(h, k.g, k.f, p.logn)) return false;
+  mldsa::declassify_bytes(h, p.n * sizeof *h);  // h = g / f is the public key
   pk[0] = static_cast<uint8_t>(p.logn);
   return modq_encode(pk + 1, p.pk_bytes - 1, h, p.logn) == p.pk_bytes - 1;
 }

@@ -1,6 +1,6 @@
 // ct_check.cc - constant-time check of keygen and signing, ML-DSA and round-3
-// Dilithium, under valgrind memcheck or, built with MLDSA_CT_MSAN, under
-// MemorySanitizer.
+// Dilithium (with --falcon: round-3 Falcon's signing), under valgrind memcheck
+// or, built with MLDSA_CT_MSAN, under MemorySanitizer.
 //
 // Secret inputs (seed, rnd, secret-key bytes) are marked undefined; the
 // checker then reports any branch or memory index that depends on them
@@ -11,9 +11,18 @@
 // where this program must compare them. Run outside valgrind (valgrind build),
 // the client requests do nothing and this is a plain test.
 //
+// --falcon checks round-3 Falcon's signing instead (cpu/falcon): the private
+// key (f, g, F; G, the basis in FFT form, the Gram matrix and the LDL tree
+// are computed from it per call and inherit its marking) and the sampler
+// seed are secret; the verdicts that cpu/falcon declassifies are the
+// specification's public ones (see docs/FALCON.md). Falcon's key generation
+// (NTRUSolve) is not constant time and is not checked: the keys are made
+// from defined seeds before anything is marked.
+//
 // Controls, which must be reported (ctest expects them to fail):
 //   --branch-on-secret     a branch on a secret byte in this program
 //   --no-declassify        signing with the core's declassification points off
+//                          (after --falcon: Falcon's)
 // Exit 77 (skipped) when MLDSA_ACCEL_CPU names a backend this CPU cannot run.
 
 #ifdef MLDSA_CT_MSAN
@@ -32,6 +41,8 @@
 #include "cpu/ct.h"
 #include "cpu/backend.h"
 #include "cpu/mldsa.h"
+#include "cpu/falcon/check.h"
+#include "cpu/falcon/falcon.h"
 
 #include <cstdlib>
 
@@ -131,12 +142,65 @@ void sign_encoded(const mldsa::Params& p, std::vector<uint8_t> sk, const mldsa::
   expect(mldsa::verify(pub, msg, {}, sig) == Status::ok, label + ": verify sign_encoded");
 }
 
+// Falcon: signs three messages in both formats with a secret private key
+// and a secret sampler seed (the nonce is public: it is in the signature),
+// then verifies with public bytes. The private-key check of the provider's
+// import runs on the secret key too.
+void falcon_check(const falcon::Params& p) {
+  const std::string name = p.name;
+  std::vector<uint8_t> pk(p.pk_bytes), sk(p.sk_bytes);
+  uint8_t kseed[falcon::SEED_BYTES];
+  for (size_t i = 0; i < sizeof kseed; ++i) kseed[i] = static_cast<uint8_t>(i * 7 + p.logn);
+  falcon::keygen(p, kseed, pk.data(), sk.data());  // not checked: NTRUSolve is not constant time
+  // The header byte (0x50 + logn) is public: it names the parameter set.
+  mark_secret(sk.data() + 1, sk.size() - 1);
+  falcon::Problem pr = falcon::check_private_key(p, sk.data(), sk.size());
+  mark_public(&pr, sizeof pr);
+  expect(pr == falcon::Problem::none, name + ": check_private_key");
+  std::vector<uint8_t> derived(p.pk_bytes);
+  bool ok = falcon::public_from_private(p, sk.data(), derived.data());
+  mark_public(&ok, sizeof ok);
+  mark_public(derived.data(), derived.size());  // h is the public key
+  expect(ok && derived == pk, name + ": public_from_private");
+
+  const std::string messages[] = {"", "abc", std::string(300, 'x')};
+  for (size_t i = 0; i < std::size(messages); ++i) {
+    for (falcon::SigFormat fmt : {falcon::SigFormat::compressed, falcon::SigFormat::padded}) {
+      const std::string label = name + (fmt == falcon::SigFormat::padded ? " padded" : "") + " message " +
+                                std::to_string(i);
+      std::vector<uint8_t> msg(messages[i].begin(), messages[i].end());
+      uint8_t nonce[falcon::NONCE_BYTES], seed[falcon::SEED_BYTES];
+      for (size_t j = 0; j < sizeof nonce; ++j) nonce[j] = static_cast<uint8_t>(0x11 * i + j);
+      for (size_t j = 0; j < sizeof seed; ++j) seed[j] = static_cast<uint8_t>(0x33 * i + 3 * j + 1);
+      mark_secret(seed, sizeof seed);
+      std::vector<uint8_t> sig(fmt == falcon::SigFormat::padded ? p.sig_padded_bytes : p.sig_max_bytes);
+      size_t len = 0;
+      ok = falcon::sign(p, sk.data(), msg.data(), msg.size(), nonce, seed, fmt, sig.data(), &len);
+      mark_public(&ok, sizeof ok);
+      expect(ok, label + ": sign");
+      if (!ok) continue;
+      mark_public(&len, sizeof len);
+      mark_public(sig.data(), len);
+      expect(falcon::verify(p, pk.data(), msg.data(), msg.size(), sig.data(), len, fmt), label + ": verify");
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string flag = argc > 1 ? argv[1] : "";
   if (flag == "--branch-on-secret") return branch_on_secret();
-  if (flag == "--no-declassify") mldsa::ct_declassify_disabled = true;
+  const bool falcon_mode = flag == "--falcon";
+  if (flag == "--no-declassify" || (falcon_mode && argc > 2 && std::string(argv[2]) == "--no-declassify"))
+    mldsa::ct_declassify_disabled = true;
+  if (falcon_mode) {
+    std::printf("ct_check: Falcon signing, %s%s\n", checker(),
+                mldsa::ct_declassify_disabled ? ", declassification off (must be reported)" : "");
+    for (const falcon::Params* p : {&falcon::falcon512(), &falcon::falcon1024()}) falcon_check(*p);
+    std::printf("ct_check: %s\n", failures ? "FAILED" : "done");
+    return failures ? 2 : 0;
+  }
   // MLDSA_ACCEL_CPU is "<backend>" or "<backend>@<tuning>": the core runs
   // that table, or this CPU cannot run the backend.
   const char* wanted = std::getenv("MLDSA_ACCEL_CPU");
