@@ -34,11 +34,11 @@ def setup(d, n):
 
 def case_roundtrip(a, d):
     files, manifest = setup(d, 40)
-    keys, sigs = os.path.join(d, "keys"), os.path.join(d, "sigs")
-    os.mkdir(keys); os.mkdir(sigs)
+    # Output folders that do not exist yet are made (keys/ two levels deep).
+    keys, sigs = os.path.join(d, "out", "keys"), os.path.join(d, "sigs")
     cpu = {"MLDSA_ACCEL_GPU": "off"}
     j = json.loads(run(["keygen", "--alg", "ML-DSA-65", "--count", "2", "--out", keys, "--json"], a.tool, cpu, 0).stdout)
-    assert j["items"] == 2 and j["failed"] == 0, j
+    assert j["items"] == 2 and j["failed"] == 0 and j["cpu_items"] == 2, j
     key, pub = os.path.join(keys, "key-0.seed"), os.path.join(keys, "key-0.pub")
     run(["sign", "--key", key, "--alg", "ML-DSA-65", "--in", manifest, "--out", sigs], a.tool, cpu, 0)
     j = json.loads(run(["verify", "--pub", pub, "--in", manifest, "--sigs", sigs, "--json"], a.tool, cpu, 0).stdout)
@@ -58,6 +58,11 @@ def case_roundtrip(a, d):
 
 def case_usage(a, d):
     assert "usage: mldsa-accel" in run(["--help"], a.tool, None, 0).stdout
+    # An output folder that cannot be made: a named error, exit 2.
+    with open(os.path.join(d, "plain"), "w") as f:
+        f.write("x")
+    p = run(["keygen", "--alg", "ML-DSA-44", "--count", "1", "--out", os.path.join(d, "plain", "keys")], a.tool, None, 2)
+    assert "cannot make the output folder" in p.stderr, p.stderr
     run(["frobnicate"], a.tool, None, 2)
     run(["sign", "--in", "x"], a.tool, None, 2)
     run(["keygen", "--alg", "ML-DSA-65", "--count", "zero", "--out", d], a.tool, None, 2)

@@ -23,6 +23,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -521,9 +522,12 @@ int keygen(const Options& o, mldsa_accel_batch* ctx, Tally& t) {
     for (size_t j = 0; j < n; ++j) {
       // The seed is written last: a key whose seed file exists is whole.
       const std::string base = o.out + "/key-" + std::to_string(todo[first + j]);
-      if (items[j].status != MLDSA_ACCEL_OK || !write_file(base + ".pub", &pk[j * 2592], pk_bytes) ||
-          !write_file(base + ".seed", &seed[j * 32], 32)) {
-        std::printf("key-%zu: failed\n", todo[first + j]);
+      const char* why = items[j].status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(items[j].status)
+                        : !write_file(base + ".pub", &pk[j * 2592], pk_bytes)   ? "cannot write the public key"
+                        : !write_file(base + ".seed", &seed[j * 32], 32)       ? "cannot write the seed"
+                                                                               : nullptr;
+      if (why != nullptr) {
+        std::printf("key-%zu: %s\n", todo[first + j], why);
         ++t.failed;
       }
     }
@@ -750,6 +754,16 @@ int main(int argc, char** argv) {
       (o.cmd == "keygen" && (o.alg.empty() || o.count == 0 || o.out.empty()))) {
     std::fprintf(stderr, "mldsa-accel: missing arguments\n%s", kHelp);
     return kExitUsage;
+  }
+  // The output folder of sign and keygen is made if missing (as mkdir -p).
+  if (!o.out.empty() && o.cmd != "verify" && !streaming) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec || !std::filesystem::is_directory(o.out)) {
+      std::fprintf(stderr, "mldsa-accel: cannot make the output folder %s: %s\n", o.out.c_str(),
+                   ec ? ec.message().c_str() : "not a folder");
+      return kExitUsage;
+    }
   }
   if (o.resume && (streaming || o.cmd == "verify")) {
     std::fprintf(stderr, "mldsa-accel: --resume is for sign and keygen over files (a stream or a verify run "
