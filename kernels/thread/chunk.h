@@ -53,7 +53,7 @@ MLDSA_HD inline void verify_thread(const TaskParams& p, const VerifyChunk& c, ui
   }
   const uint8_t* pk = c.pks + size_t{i} * p.pk_bytes;
   const int32_t* xpk = c.xpks ? c.xpks + size_t{c.key_index[i]} * verify_key_words(p) : nullptr;
-  uint8_t mu[64];
+  alignas(8) uint8_t mu[64];
   if (mode == kVerifyMessage) {
     const uint8_t* mprime = c.arena + c.offsets[i];
     const size_t len = c.offsets[i + 1] - c.offsets[i];

@@ -137,6 +137,86 @@ MLDSA_HD inline void sponge_squeeze(Sponge& sp, uint8_t* out, size_t len) {
   for (size_t i = 0; i < len; ++i) out[i] = sponge_squeeze_byte(sp);
 }
 
+// ---- Word-wide sponge steps, for data at 8-byte-aligned addresses ----
+//
+// The byte-wise absorb and squeeze above cost ~75-90 instructions a lane in
+// the SASS (8 byte loads or stores, shifts, a state index); bench/gpu_model.py
+// counted them as most of the thread kernels' non-hash work besides the NTTs
+// and samplers. Where the caller's buffer is 8-byte aligned (alignas(8)
+// locals; the batch buffers' keys, whose sizes are multiples of 8, at
+// 8-aligned offsets: kernels/host/device_worker.cc), a lane is one 64-bit
+// load or store. Bytes sit in lanes little-endian (FIPS 202), as in the
+// device's and the host's memory, so the state is the same byte for byte.
+// No alignment test at run time: the model counts both sides of a branch
+// (a tested lane came to ~85 instructions, no gain), and a misaligned device
+// load faults rather than reading wrong data. Model count, ML-DSA-44
+// keygen_kernel per warp outside hashing: 586,416 -> 540,284 (tr = H(pk)
+// ~21 instructions a lane instead of ~79; unresolved loops 8 -> 4).
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "lanes are read from memory as little-endian words");
+
+MLDSA_HD inline uint64_t load_lane(const uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const uint64_t*>(p);
+#else
+  uint64_t v;
+  __builtin_memcpy(&v, p, 8);
+  return v;
+#endif
+}
+
+MLDSA_HD inline void store_lane(uint8_t* p, uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint64_t*>(p) = v;
+#else
+  __builtin_memcpy(p, &v, 8);
+#endif
+}
+
+// Absorbs n lanes (8n bytes) from in (8-byte aligned); the sponge must be at
+// a lane boundary, as it is after init and after whole lanes.
+MLDSA_HD inline void sponge_absorb_lanes(Sponge& sp, const uint8_t* in, uint32_t n) {
+  for (uint32_t w = 0; w < n; ++w) {
+    sp.s[sp.pos / 8] ^= load_lane(in + 8 * w);
+    sp.pos += 8;
+    if (sp.pos == sp.rate) {
+      keccak_f1600(sp.s);
+      sp.pos = 0;
+    }
+  }
+}
+
+// Absorbs the low `bytes` (1..7) bytes of v, little-endian (the samplers'
+// 2-byte indices and nonces), at a lane boundary: one XOR; the rate is whole
+// lanes, so this never fills a block.
+MLDSA_HD inline void sponge_absorb_value(Sponge& sp, uint64_t v, uint32_t bytes) {
+  sp.s[sp.pos / 8] ^= v;
+  sp.pos += bytes;
+}
+
+// The next 8 output bytes as one lane, at a lane boundary (every stream here
+// is read from the start of a block in lanes).
+MLDSA_HD inline uint64_t sponge_squeeze_lane(Sponge& sp) {
+  if (sp.pos == sp.rate) sponge_next_block(sp);
+  const uint64_t v = sp.s[sp.pos / 8];
+  sp.pos += 8;
+  return v;
+}
+
+// Squeezes n lanes (8n bytes) to out (8-byte aligned), at a lane boundary.
+MLDSA_HD inline void sponge_squeeze_lanes(Sponge& sp, uint8_t* out, uint32_t n) {
+  for (uint32_t w = 0; w < n; ++w) store_lane(out + 8 * w, sponge_squeeze_lane(sp));
+}
+
+// SHAKE256 of inlen bytes to outlen bytes, both multiples of 8, in and out
+// 8-byte aligned: tr = H(pk).
+MLDSA_HD inline void shake256_lanes(uint8_t* out, uint32_t outlen, const uint8_t* in, uint32_t inlen) {
+  Sponge sp;
+  sponge_init(sp, kShake256Rate);
+  sponge_absorb_lanes(sp, in, inlen / 8);
+  sponge_finalize(sp);
+  sponge_squeeze_lanes(sp, out, outlen / 8);
+}
+
 MLDSA_HD inline void shake256(uint8_t* out, size_t outlen, const uint8_t* in, size_t inlen) {
   Sponge sp;
   sponge_init(sp, kShake256Rate);

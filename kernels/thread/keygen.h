@@ -21,7 +21,13 @@ MLDSA_HD inline void keygen_task(const TaskParams& p, const uint8_t* seed, uint8
   for (int i = 0; i < 32; ++i) in[i] = seed[i];
   in[32] = static_cast<uint8_t>(p.k);
   in[33] = static_cast<uint8_t>(p.l);
-  shake256(h, sizeof h, in, p.round3 ? 32 : 34);
+  Sponge sp;
+  sponge_init(sp, kShake256Rate);
+  sponge_absorb_lanes(sp, in, 4);
+  if (!p.round3) sponge_absorb_value(sp, p.k | (p.l << 8), 2);
+  sponge_finalize(sp);
+  sponge_squeeze_lanes(sp, h, sizeof h / 8);
+  wipe_words(sp.s, sizeof sp.s);
   const uint8_t* rho = h;
   const uint8_t* rhoprime = h + 32;
   for (int i = 0; i < 32; ++i) {
@@ -62,7 +68,7 @@ MLDSA_HD inline void keygen_task(const TaskParams& p, const uint8_t* seed, uint8
   }
 
   // tr = H(pk, 64)  (line 8); 32 bytes in round 3
-  shake256(sk + 64, p.tr_bytes, pk, p.pk_bytes);
+  shake256_lanes(sk + 64, p.tr_bytes, pk, p.pk_bytes);  // sk, pk: 8-aligned slots of 8k-byte keys
 
   // Wipe the secrets this thread held (local memory outlives the task).
   wipe_words(h, sizeof h);

@@ -71,9 +71,8 @@ MLDSA_HD inline void expand_a_mul_acc(int32_t acc[kN], const uint8_t rho[32], un
                                       const int32_t b[kN], bool accumulate) {
   Sponge sp;
   sponge_init(sp, kShake128Rate);
-  sponge_absorb(sp, rho, 32);
-  const uint8_t idx[2] = {static_cast<uint8_t>(j), static_cast<uint8_t>(i)};
-  sponge_absorb(sp, idx, 2);
+  sponge_absorb_lanes(sp, rho, 4);  // rho: 8-byte aligned (keygen's h, a key slot)
+  sponge_absorb_value(sp, j | (i << 8), 2);
   sponge_finalize(sp);
   rej_ntt_from(sp, [&](int c, int32_t a) {
     const int32_t prod = mont_mul(a, b[c]);
@@ -98,9 +97,8 @@ MLDSA_HD inline void expand_a(const TaskParams& p, const uint8_t rho[32], int32_
 MLDSA_HD inline void expand_s_poly(int32_t s[kN], const uint8_t rhoprime[64], uint16_t nonce, uint32_t eta) {
   Sponge sp;
   sponge_init(sp, kShake256Rate);
-  sponge_absorb(sp, rhoprime, 64);
-  const uint8_t n[2] = {static_cast<uint8_t>(nonce), static_cast<uint8_t>(nonce >> 8)};
-  sponge_absorb(sp, n, 2);
+  sponge_absorb_lanes(sp, rhoprime, 8);  // rhoprime: 8-byte aligned (keygen's h)
+  sponge_absorb_value(sp, nonce, 2);
   sponge_finalize(sp);
   rej_bounded_from(sp, eta, [&](int c, int32_t v) { s[c] = v; });
   wipe_words(sp.s, sizeof sp.s);  // the stream is secret
@@ -112,13 +110,23 @@ MLDSA_HD inline void sample_in_ball(int32_t c[kN], const uint8_t* ctilde, uint32
   sponge_init(sp, kShake256Rate);
   sponge_absorb(sp, ctilde, ctilde_len);
   sponge_finalize(sp);
-  uint64_t signs = 0;
-  for (int i = 0; i < 8; ++i) signs |= uint64_t{sponge_squeeze_byte(sp)} << (8 * i);
+  // The sign bits are the stream's first lane, and the positions are read
+  // out of one lane at a time with a shift (the stream stays lane-aligned)
+  // instead of a state index and shift a byte.
+  uint64_t signs = sponge_squeeze_lane(sp);
+  uint64_t lane = 0;
+  uint32_t left = 0;  // bytes of lane not read yet
   for (int i = 0; i < kN; ++i) c[i] = 0;
   for (uint32_t i = kN - tau; i < static_cast<uint32_t>(kN); ++i) {
     uint32_t j;
     do {
-      j = sponge_squeeze_byte(sp);
+      if (left == 0) {
+        lane = sponge_squeeze_lane(sp);
+        left = 8;
+      }
+      j = static_cast<uint32_t>(lane) & 0xFF;
+      lane >>= 8;
+      --left;
     } while (j > i);  // model-trips: ball_draws
     c[i] = c[j];
     c[j] = 1 - 2 * static_cast<int32_t>(signs & 1);

@@ -105,14 +105,14 @@ MLDSA_HD inline uint32_t make_hint(int32_t lo, int32_t hi, int32_t gamma2) {
 // attempt leaves for sign_encode (c~, z, h); the caller wipes it (sign_wipe)
 // when its unit of work is done, not after every attempt.
 struct SignScratch {
-  uint8_t ctilde[64];
+  alignas(8) uint8_t ctilde[64];
   int32_t y[kMaxL][kN];
   int32_t z[kMaxL][kN];  // y^ until w is known
   int32_t w[kMaxK][kN];  // w, then r0 - c s2 + c t0
   uint8_t w1[kMaxK][kN];
   uint32_t hint[kMaxK][kN / 32];
   int32_t tmp[kN];
-  uint8_t buf[32 * 20];  // one ExpandMask output / one packed w1 row
+  alignas(8) uint8_t buf[32 * 20];  // one ExpandMask output / one packed w1 row
 };
 
 MLDSA_HD inline void sign_wipe(SignScratch& s) { wipe_words(&s, sizeof s); }
@@ -129,12 +129,10 @@ MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const
   for (uint32_t j = 0; j < p.l; ++j) {
     Sponge sp;
     sponge_init(sp, kShake256Rate);
-    sponge_absorb(sp, rhopp, 64);
-    const uint16_t nonce = static_cast<uint16_t>(kappa + j);
-    const uint8_t nb[2] = {static_cast<uint8_t>(nonce), static_cast<uint8_t>(nonce >> 8)};
-    sponge_absorb(sp, nb, 2);
+    sponge_absorb_lanes(sp, rhopp, 8);  // rhopp: an 8-aligned 64-byte slot
+    sponge_absorb_value(sp, static_cast<uint16_t>(kappa + j), 2);
     sponge_finalize(sp);
-    sponge_squeeze(sp, s.buf, 32 * zbits);
+    sponge_squeeze_lanes(sp, s.buf, 4 * zbits);
     wipe_words(sp.s, sizeof sp.s);
     unpack_bits(s.y[j], s.buf, zbits, p.gamma1, true);
     for (int c = 0; c < kN; ++c) s.z[j][c] = s.y[j][c];
@@ -144,7 +142,7 @@ MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const
   // w = NTT^-1(A^ o y^); w1 = HighBits(w); c~ = H(mu || w1Encode(w1))  (lines 12-15)
   Sponge hc;
   sponge_init(hc, kShake256Rate);
-  sponge_absorb(hc, mu, 64);
+  sponge_absorb_lanes(hc, mu, 8);  // mu: an 8-aligned 64-byte slot
   const int32_t* a = key + sign_key_a(p);
   for (uint32_t i = 0; i < p.k; ++i) {
     pointwise_acc(s.w[i], a + i * p.l * kN, &s.z[0][0], p.l);
@@ -158,11 +156,11 @@ MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const
       s.w[i][c] = r0;  // w itself is no longer needed: keep LowBits
     }
     pack_bits(s.buf, s.tmp, w1_bits(p), 0, false);
-    sponge_absorb(hc, s.buf, 32 * w1_bits(p));
+    sponge_absorb_lanes(hc, s.buf, 4 * w1_bits(p));
   }
   sponge_finalize(hc);
   // The challenge is public (published with the signature; see cpu/ct.h).
-  for (uint32_t b = 0; b < p.ctilde_bytes; ++b) s.ctilde[b] = sponge_squeeze_byte(hc);
+  sponge_squeeze_lanes(hc, s.ctilde, p.ctilde_bytes / 8);
   int32_t c_hat[kN];
   sample_in_ball(c_hat, s.ctilde, p.ctilde_bytes, p.tau);
   ntt(c_hat);

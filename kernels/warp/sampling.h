@@ -23,6 +23,12 @@
 
 namespace mldsa::gpu::coop {
 
+// The two samplers below absorb their 34/66-byte inputs byte-wise on
+// purpose: the thread sponge's lane steps (kernels/thread/keccak.h) were
+// tried here and dropped, as the cost model counted coop_verify_kernel 3.1%
+// higher (its per-lane permutation compiled longer, 168 registers) and
+// coop_keygen_kernel 0.04% lower.
+//
 // RejNTTPoly(rho || j || i) (Algorithms 30 and 32) by this lane alone:
 // put(ctr, a) for ctr = 0..255, a in [0, q). rho: 32 bytes (global or shared).
 template <typename Rho, typename Put>
