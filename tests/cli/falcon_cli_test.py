@@ -9,11 +9,9 @@ The same cases run on the system OpenSSL (3.0) and on OpenSSL 3.5
 in a fresh temporary directory; exit status 0 passed, 1 failed, 77 skipped
 ("skipped: <reason>").
 """
-import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -21,7 +19,6 @@ import cli_test  # noqa: E402
 from cli_test import Failure, check, der_children, expect_stderr, key_text, tlv  # noqa: E402
 from round3_cli_test import OpenSSL, Skip, free_port  # noqa: E402
 
-SKIP = 77
 
 # oqs-provider's names and OIDs (1.3.9999.3.x); sizes (pk, sk, longest signature), logn.
 FALCON = {
@@ -233,45 +230,7 @@ CASES = {f.__name__: f for f in [falcon_keys, falcon_sign_verify, falcon_bad_key
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--openssl")
-    ap.add_argument("--openssl-env")
-    ap.add_argument("--provider-dir")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    if args.list:
-        print("\n".join(CASES))
-        return 0
-    unknown = [c for c in args.cases if c not in CASES]
-    if unknown or not args.cases:
-        print("unknown or no cases: %s" % unknown, file=sys.stderr)
-        return 2
-    binary = args.openssl
-    if args.openssl_env:
-        binary = os.environ.get(args.openssl_env)
-        if not binary:
-            print("skipped: %s not set" % args.openssl_env)
-            return SKIP
-    if not binary or not os.path.exists(binary):
-        print("skipped: no openssl binary (%s)" % binary)
-        return SKIP
-    if not os.path.exists(os.path.join(args.provider_dir or "", "mldsa-accel.so")):
-        print("skipped: no provider module in %s" % args.provider_dir)
-        return SKIP
-    status, skipped = 0, 0
-    for name in args.cases:
-        with tempfile.TemporaryDirectory(prefix="mldsa-falcon-") as tmp:
-            try:
-                CASES[name](OpenSSL(binary, os.path.abspath(args.provider_dir), tmp), None)
-                print("PASS %s" % name)
-            except Skip as e:
-                print("skipped: %s" % e)
-                skipped += 1
-            except Failure as e:
-                print("FAIL %s: %s" % (name, e))
-                status = 1
-    return status if status or skipped < len(args.cases) else SKIP
+    return cli_test.run_cases(CASES, __doc__.splitlines()[0], "mldsa-falcon-", OpenSSL, vectors=False)
 
 
 if __name__ == "__main__":

@@ -9,21 +9,18 @@ The same cases run on the system OpenSSL (3.0) and on OpenSSL 3.5
 in a fresh temporary directory; exit status 0 passed, 1 failed, 77 skipped
 ("skipped: <reason>").
 """
-import argparse
 import hashlib
 import os
 import re
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test  # noqa: E402  (DER helpers and the openssl runner)
-from cli_test import Failure, check, der_children, expect_stderr, key_text, tlv  # noqa: E402
+from cli_test import Failure, Skip, check, der_children, expect_stderr, key_text, tlv  # noqa: E402
 
-SKIP = 77
 
 # Round-3 Dilithium: oqs-provider's names and OIDs (1.3.6.1.4.1.2.267.7.*), sizes
 # (pk, sk, sig), and the ML-DSA set of the same shape.
@@ -41,10 +38,6 @@ HASHES = {
     "SHA2-512/224": "sha512_224", "SHA2-512/256": "sha512_256", "SHA3-224": "sha3_224", "SHA3-256": "sha3_256",
     "SHA3-384": "sha3_384", "SHA3-512": "sha3_512", "SHAKE-128": "shake_128", "SHAKE-256": "shake_256",
 }
-
-
-class Skip(Exception):
-    pass
 
 
 def free_port():
@@ -362,46 +355,7 @@ CASES = {f.__name__: f for f in [
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--openssl")
-    ap.add_argument("--openssl-env")
-    ap.add_argument("--provider-dir")
-    ap.add_argument("--vectors")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    if args.list:
-        print("\n".join(CASES))
-        return 0
-    unknown = [c for c in args.cases if c not in CASES]
-    if unknown or not args.cases:
-        print("unknown or no cases: %s" % unknown, file=sys.stderr)
-        return 2
-    binary = args.openssl
-    if args.openssl_env:
-        binary = os.environ.get(args.openssl_env)
-        if not binary:
-            print("skipped: %s not set" % args.openssl_env)
-            return SKIP
-    if not binary or not os.path.exists(binary):
-        print("skipped: no openssl binary (%s)" % binary)
-        return SKIP
-    if not os.path.exists(os.path.join(args.provider_dir or "", "mldsa-accel.so")):
-        print("skipped: no provider module in %s" % args.provider_dir)
-        return SKIP
-    status, skipped = 0, 0
-    for name in args.cases:
-        with tempfile.TemporaryDirectory(prefix="mldsa-r3-") as tmp:
-            try:
-                CASES[name](OpenSSL(binary, os.path.abspath(args.provider_dir), tmp), args.vectors)
-                print("PASS %s" % name)
-            except Skip as e:
-                print("skipped: %s" % e)
-                skipped += 1
-            except Failure as e:
-                print("FAIL %s: %s" % (name, e))
-                status = 1
-    return status if status or skipped < len(args.cases) else SKIP
+    return cli_test.run_cases(CASES, __doc__.splitlines()[0], "mldsa-r3-", OpenSSL)
 
 
 if __name__ == "__main__":
