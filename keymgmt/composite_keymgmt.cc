@@ -1,6 +1,7 @@
 // composite_keymgmt.cc - the KEYMGMT of the 18 composite ML-DSA key types: new, gen, load, has,
 // match, validate, dup, import / export ("pub", "priv": the draft's encodings) and parameters.
 #include "keymgmt/composite_key.h"
+#include "keymgmt/keymgmt_common.h"
 
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
@@ -104,16 +105,9 @@ void* km_dup(const void* keydata, int selection) {
 
 template <size_t I>
 void* km_load(const void* reference, size_t reference_sz) {
-  if (reference == nullptr || reference_sz != sizeof(CompositeKeyData*)) return nullptr;
-  auto** slot = static_cast<CompositeKeyData**>(const_cast<void*>(reference));
-  CompositeKeyData* k = *slot;
-  *slot = nullptr;
-  if (k != nullptr && k->alg != &composite::algorithms()[I]) {
-    MLDSA_RAISE(k->provctx, R_WRONG_COMPOSITE);
-    composite_key_free(k);
-    return nullptr;
-  }
-  return k;
+  return take_loaded_key<CompositeKeyData>(
+      reference, reference_sz, [](const CompositeKeyData& k) { return k.alg == &composite::algorithms()[I]; },
+      R_WRONG_COMPOSITE, composite_key_free);
 }
 
 template <size_t I>
@@ -161,17 +155,8 @@ int km_validate(const void* keydata, int selection, int /*checktype*/) {
 
 bool composite_key_import(CompositeKeyData* k, int selection, const OSSL_PARAM params[]) {
   if (k == nullptr) return false;
-  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) {
-    MLDSA_RAISE_DETAIL(k->provctx, R_NOT_SUPPORTED, "import: the selection names no key part");
-    return false;
-  }
   std::span<const uint8_t> priv, pub;
-  const OSSL_PARAM* p;
-  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 &&
-      (p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY)) != nullptr && !read_octets(k->provctx, p, priv))
-    return false;
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY)) != nullptr && !read_octets(k->provctx, p, pub))
-    return false;
+  if (!import_priv_pub(k->provctx, selection, params, priv, pub)) return false;
   OSSL_LIB_CTX* libctx = libctx_of(k->provctx);
   std::unique_ptr<composite::Key> key;
   Error e = Error::missing_key;
@@ -185,16 +170,6 @@ bool composite_key_import(CompositeKeyData* k, int selection, const OSSL_PARAM p
 }
 
 namespace {
-
-const OSSL_PARAM kKeyTypes[] = {
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, nullptr, 0),
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, nullptr, 0),
-    OSSL_PARAM_END,
-};
-
-const OSSL_PARAM* km_imexport_types(int selection) {
-  return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0 ? kKeyTypes : nullptr;
-}
 
 // "priv": mldsaSeed || tradSK; "pub": mldsaPK || tradPK (with priv: must be the derived one).
 int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
@@ -341,9 +316,9 @@ const OSSL_DISPATCH kFunctions[] = {
     MLDSA_FN(OSSL_FUNC_KEYMGMT_MATCH, km_match),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_VALIDATE, km_validate),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT, km_import),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, priv_pub_types),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT, km_export),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, priv_pub_types),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GET_PARAMS, km_get_params),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, km_gettable_params),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_INIT, km_gen_init<I>),

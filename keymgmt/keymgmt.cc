@@ -3,6 +3,7 @@
 #include "keymgmt/keymgmt.h"
 
 #include "keymgmt/key.h"
+#include "keymgmt/keymgmt_common.h"
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
 
@@ -50,16 +51,8 @@ void* km_dup(const void* keydata, int selection) { return key_dup(static_cast<co
 // The decoders' object reference: see key.h.
 template <mldsa::ParamSet S>
 void* km_load(const void* reference, size_t reference_sz) {
-  if (reference == nullptr || reference_sz != sizeof(Key*)) return nullptr;
-  Key** slot = static_cast<Key**>(const_cast<void*>(reference));
-  Key* k = *slot;
-  *slot = nullptr;
-  if (k != nullptr && k->params->id != S) {
-    MLDSA_RAISE(k->provctx, R_WRONG_KEY_TYPE);
-    key_free(k);
-    return nullptr;
-  }
-  return k;
+  return take_loaded_key<Key>(
+      reference, reference_sz, [](const Key& k) { return k.params->id == S; }, R_WRONG_KEY_TYPE, key_free);
 }
 
 const char* km_query_operation_name(int operation_id, mldsa::ParamSet set) {

@@ -1,0 +1,36 @@
+// keymgmt_common.cc - the helpers of keymgmt_common.h.
+#include "keymgmt/keymgmt_common.h"
+
+#include "provctx/param_read.h"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+namespace mldsa::prov {
+
+bool import_priv_pub(ProvCtx* ctx, int selection, const OSSL_PARAM params[], std::span<const uint8_t>& priv,
+                     std::span<const uint8_t>& pub) {
+  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) {
+    MLDSA_RAISE_DETAIL(ctx, R_NOT_SUPPORTED, "import: the selection names no key part");
+    return false;
+  }
+  const OSSL_PARAM* p;
+  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 &&
+      (p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY)) != nullptr && !read_octets(ctx, p, priv))
+    return false;
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY)) != nullptr && !read_octets(ctx, p, pub))
+    return false;
+  return true;
+}
+
+const OSSL_PARAM* priv_pub_types(int selection) {
+  static const OSSL_PARAM types[] = {
+      OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, nullptr, 0),
+      OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, nullptr, 0),
+      OSSL_PARAM_END,
+  };
+  return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0 ? types : nullptr;
+}
+
+}  // namespace mldsa::prov
