@@ -10,14 +10,12 @@ in a fresh temporary directory; exit status 0 passed, 1 failed, 77 skipped
 ("skipped: <reason>").
 """
 import os
-import subprocess
 import sys
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test  # noqa: E402
 from cli_test import Failure, check, der_children, expect_stderr, key_text, tlv  # noqa: E402
-from round3_cli_test import OpenSSL, Skip, free_port  # noqa: E402
+from round3_cli_test import OpenSSL, tls_gated_by_setting  # noqa: E402
 
 
 # oqs-provider's names and OIDs (1.3.9999.3.x); sizes (pk, sk, longest signature), logn.
@@ -175,55 +173,7 @@ def falcon_x509(o, v):
 def falcon_tls(o, v):
     """TLS 1.3 with a Falcon certificate: oqs-provider's code points, offered only with
     tls_falcon = yes (libssl 3.2+ reads them)."""
-    if o.version() < (3, 2):
-        raise Skip("libssl %d.%d has no provider signature schemes (TLS-SIGALG needs 3.2+)" % o.version())
-    cli_test.make_ca(o, "root", "falcon1024")
-    o.run("req", "-new", "-newkey", "falcon512", "-nodes", "-keyout", "leaf.key", "-subj", "/CN=localhost",
-          "-out", "leaf.csr")
-    o.write("ext", b"subjectAltName=DNS:localhost\n")
-    o.run("x509", "-req", "-in", "leaf.csr", "-CA", "root.pem", "-CAkey", "root.key", "-set_serial", "2",
-          "-days", "1", "-extfile", "ext", "-out", "leaf.pem")
-
-    def env_with(setting):
-        env = dict(os.environ)
-        env.pop("OPENSSL_CONF", None)
-        env["MLDSA_ACCEL_TLS_FALCON"] = setting
-        return env
-
-    p = subprocess.run([o.binary, "s_server"] + o.provider_args() + [
-        "-accept", "127.0.0.1:%d" % free_port(), "-cert", "leaf.pem", "-key", "leaf.key", "-tls1_3", "-naccept", "1"],
-        cwd=o.dir, env=env_with("no"), stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-    check(p.returncode != 0 and b"unknown certificate type" in p.stdout + p.stderr,
-          "s_server took a Falcon certificate with tls_falcon off")
-    for client in ("yes", "no"):
-        port = free_port()
-        server = subprocess.Popen([o.binary, "s_server"] + o.provider_args() + [
-            "-accept", "127.0.0.1:%d" % port, "-cert", "leaf.pem", "-key", "leaf.key", "-tls1_3",
-            "-naccept", "1", "-www"], cwd=o.dir, env=env_with("yes"), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            timer = threading.Timer(30, server.kill)
-            timer.start()
-            line = b"-"
-            while line and not line.startswith(b"ACCEPT"):
-                line = server.stdout.readline()
-            timer.cancel()
-            check(line.startswith(b"ACCEPT"), "s_server did not start")
-            c = subprocess.run([o.binary, "s_client"] + o.provider_args() + [
-                "-connect", "127.0.0.1:%d" % port, "-tls1_3", "-CAfile", "root.pem", "-verify_return_error",
-                "-sigalgs", "falcon512", "-ign_eof"], cwd=o.dir, env=env_with(client),
-                input=b"GET / HTTP/1.0\r\n\r\n", capture_output=True, timeout=60)
-            out = (c.stdout + c.stderr).decode(errors="replace")
-            print("$ s_client -sigalgs falcon512 (client tls_falcon = %s): rc %d" % (client, c.returncode))
-            if client == "yes":
-                check(c.returncode == 0 and "Peer signature type: falcon512" in out and "Verify return code: 0" in out,
-                      "TLS 1.3 with falcon512 (0xfed7):\n" + out[-2000:])
-            else:
-                check(c.returncode != 0 and "Peer signature type: falcon512" not in out,
-                      "falcon512 negotiated although the client has tls_falcon off:\n" + out[-2000:])
-        finally:
-            server.kill()
-            server.wait()
+    tls_gated_by_setting(o, "falcon1024", "falcon512", "tls_falcon", "0xfed7", "Falcon")
 
 
 CASES = {f.__name__: f for f in [falcon_keys, falcon_sign_verify, falcon_bad_keys, falcon_x509, falcon_tls]}

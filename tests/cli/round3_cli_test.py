@@ -216,29 +216,32 @@ def dilithium_x509(o, v):
     o.run("verify", "-CAfile", "other.pem", "leaf.pem", ok=False)
 
 
-def dilithium_tls(o, v):
-    """TLS 1.3 with a Dilithium certificate: oqs-provider's code points, offered
-    only with tls_dilithium = yes (libssl 3.2+ reads them)."""
+def tls_gated_by_setting(o, root, leaf, setting, code_point, family):
+    """TLS 1.3 with a `leaf` certificate under a `root` CA, whose signature scheme (code_point)
+    the provider offers only with `setting` (tls_dilithium, tls_falcon) = yes: refused by
+    s_server with the setting off; with it on at the server, negotiated only by a client that
+    has it on too. libssl 3.2+ reads provider signature schemes (older ones skip)."""
     if o.version() < (3, 2):
         raise Skip("libssl %d.%d has no provider signature schemes (TLS-SIGALG needs 3.2+)" % o.version())
-    cli_test.make_ca(o, "root", "dilithium5")
-    o.run("req", "-new", "-newkey", "dilithium3", "-nodes", "-keyout", "leaf.key", "-subj", "/CN=localhost",
+    cli_test.make_ca(o, "root", root)
+    o.run("req", "-new", "-newkey", leaf, "-nodes", "-keyout", "leaf.key", "-subj", "/CN=localhost",
           "-out", "leaf.csr")
     o.write("ext", b"subjectAltName=DNS:localhost\n")
     o.run("x509", "-req", "-in", "leaf.csr", "-CA", "root.pem", "-CAkey", "root.key", "-set_serial", "2",
           "-days", "1", "-extfile", "ext", "-out", "leaf.pem")
-    def env_with(setting):
+
+    def env_with(value):
         env = dict(os.environ)
         env.pop("OPENSSL_CONF", None)
-        env["MLDSA_ACCEL_TLS_DILITHIUM"] = setting
+        env["MLDSA_ACCEL_" + setting.upper()] = value
         return env
 
-    # Off (the default) on the server: libssl knows no Dilithium certificate type.
+    # Off (the default) on the server: libssl knows no such certificate type.
     p = subprocess.run([o.binary, "s_server"] + o.provider_args() + [
         "-accept", "127.0.0.1:%d" % free_port(), "-cert", "leaf.pem", "-key", "leaf.key", "-tls1_3", "-naccept", "1"],
         cwd=o.dir, env=env_with("no"), stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
     check(p.returncode != 0 and b"unknown certificate type" in p.stdout + p.stderr,
-          "s_server took a Dilithium certificate with tls_dilithium off")
+          "s_server took a %s certificate with %s off" % (family, setting))
     # On at the server; on, then off, at the client.
     for client in ("yes", "no"):
         port = free_port()
@@ -256,19 +259,25 @@ def dilithium_tls(o, v):
             check(line.startswith(b"ACCEPT"), "s_server did not start")
             c = subprocess.run([o.binary, "s_client"] + o.provider_args() + [
                 "-connect", "127.0.0.1:%d" % port, "-tls1_3", "-CAfile", "root.pem", "-verify_return_error",
-                "-sigalgs", "dilithium3", "-ign_eof"], cwd=o.dir, env=env_with(client),
+                "-sigalgs", leaf, "-ign_eof"], cwd=o.dir, env=env_with(client),
                 input=b"GET / HTTP/1.0\r\n\r\n", capture_output=True, timeout=60)
             out = (c.stdout + c.stderr).decode(errors="replace")
-            print("$ s_client -sigalgs dilithium3 (client tls_dilithium = %s): rc %d" % (client, c.returncode))
+            print("$ s_client -sigalgs %s (client %s = %s): rc %d" % (leaf, setting, client, c.returncode))
             if client == "yes":
-                check(c.returncode == 0 and "Peer signature type: dilithium3" in out and "Verify return code: 0" in out,
-                      "TLS 1.3 with dilithium3 (0xfea3):\n" + out[-2000:])
+                check(c.returncode == 0 and "Peer signature type: " + leaf in out and "Verify return code: 0" in out,
+                      "TLS 1.3 with %s (%s):\n" % (leaf, code_point) + out[-2000:])
             else:
-                check(c.returncode != 0 and "Peer signature type: dilithium3" not in out,
-                      "dilithium3 negotiated although the client has tls_dilithium off:\n" + out[-2000:])
+                check(c.returncode != 0 and "Peer signature type: " + leaf not in out,
+                      "%s negotiated although the client has %s off:\n" % (leaf, setting) + out[-2000:])
         finally:
             server.kill()
             server.wait()
+
+
+def dilithium_tls(o, v):
+    """TLS 1.3 with a Dilithium certificate: oqs-provider's code points, offered
+    only with tls_dilithium = yes (libssl 3.2+ reads them)."""
+    tls_gated_by_setting(o, "dilithium5", "dilithium3", "tls_dilithium", "0xfea3", "Dilithium")
 
 
 # --- HashML-DSA ----------------------------------------------------------------
