@@ -180,17 +180,13 @@ int km_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   const CompositeKeyData* k = data_of(keydata);
   if (k == nullptr || k->key == nullptr || cb == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
   std::vector<uint8_t> priv;
-  OSSL_PARAM params[3];
-  int n = 0;
   if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 && k->key->has_private()) {
     const Error e = k->key->private_encoding(priv);
     if (e != Error::ok) return MLDSA_RAISE_COMPOSITE(k->provctx, e), 0;
-    params[n++] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, priv.data(), priv.size());
   }
-  const auto& pub = k->key->public_encoding();
-  params[n++] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<uint8_t*>(pub.data()), pub.size());
-  params[n] = OSSL_PARAM_construct_end();
-  const int ok = cb(params, cbarg);
+  // The public key always: a composite key holds one.
+  const int ok = export_key_parts(
+      k->provctx, {{OSSL_PKEY_PARAM_PRIV_KEY, priv}, {OSSL_PKEY_PARAM_PUB_KEY, k->key->public_encoding()}}, cb, cbarg);
   OPENSSL_cleanse(priv.data(), priv.size());
   return ok;
 }

@@ -192,20 +192,13 @@ int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
 int km_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   const FalconKey* k = data_of(keydata);
   if (k == nullptr || cb == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
-  OSSL_PARAM params[3];
-  int n = 0;
-  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 && k->has_private())
-    params[n++] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, const_cast<uint8_t*>(k->priv.data()),
-                                                    k->priv.size());
-  if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0 && k->has_public())
-    params[n++] =
-        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<uint8_t*>(k->pub.data()), k->pub.size());
-  if (n == 0) {
-    MLDSA_RAISE(k->provctx, R_MISSING_KEY);
-    return 0;
-  }
-  params[n] = OSSL_PARAM_construct_end();
-  return cb(params, cbarg);
+  using Bytes = std::span<const uint8_t>;
+  const bool priv = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
+  const bool pub = (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0;
+  return export_key_parts(k->provctx,
+                          {{OSSL_PKEY_PARAM_PRIV_KEY, priv ? Bytes(k->priv) : Bytes()},
+                           {OSSL_PKEY_PARAM_PUB_KEY, pub ? Bytes(k->pub) : Bytes()}},
+                          cb, cbarg);
 }
 
 const OSSL_PARAM kGettable[] = {

@@ -146,24 +146,18 @@ int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
 int km_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   const Key* k = static_cast<const Key*>(keydata);
   if (k == nullptr || cb == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
-  OSSL_PARAM params[4];
-  int n = 0;
-  auto add = [&](const char* name, std::span<const uint8_t> bytes) {
-    params[n++] = OSSL_PARAM_construct_octet_string(name, const_cast<uint8_t*>(bytes.data()), bytes.size());
-  };
+  std::span<const uint8_t> seed, priv, pub;
   if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 && k->has_private()) {
     // Both forms when the seed is known: the receiver picks (prefer_seed).
-    if (k->priv->has_seed()) add(OSSL_PKEY_PARAM_ML_DSA_SEED, k->priv->seed());
-    add(OSSL_PKEY_PARAM_PRIV_KEY, k->priv->encoded());
+    if (k->priv->has_seed()) seed = k->priv->seed();
+    priv = k->priv->encoded();
   }
-  if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0 && k->has_public())
-    add(OSSL_PKEY_PARAM_PUB_KEY, k->public_key()->encoded());
-  if (n == 0) {
-    MLDSA_RAISE(k->provctx, R_MISSING_KEY);
-    return 0;
-  }
-  params[n] = OSSL_PARAM_construct_end();
-  return cb(params, cbarg);
+  if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0 && k->has_public()) pub = k->public_key()->encoded();
+  return export_key_parts(k->provctx,
+                          {{OSSL_PKEY_PARAM_ML_DSA_SEED, seed},
+                           {OSSL_PKEY_PARAM_PRIV_KEY, priv},
+                           {OSSL_PKEY_PARAM_PUB_KEY, pub}},
+                          cb, cbarg);
 }
 
 // ---------------------------------------------------------------------------

@@ -7,7 +7,23 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include <vector>
+
 namespace mldsa::prov {
+
+int export_key_parts(const ProvCtx* ctx, std::initializer_list<KeyPart> parts, OSSL_CALLBACK* cb, void* cbarg) {
+  std::vector<OSSL_PARAM> params;
+  for (const KeyPart& part : parts)
+    if (!part.bytes.empty())
+      params.push_back(
+          OSSL_PARAM_construct_octet_string(part.name, const_cast<uint8_t*>(part.bytes.data()), part.bytes.size()));
+  if (params.empty()) {
+    MLDSA_RAISE(ctx, R_MISSING_KEY);
+    return 0;
+  }
+  params.push_back(OSSL_PARAM_construct_end());
+  return cb(params.data(), cbarg);
+}
 
 bool import_priv_pub(ProvCtx* ctx, int selection, const OSSL_PARAM params[], std::span<const uint8_t>& priv,
                      std::span<const uint8_t>& pub) {

@@ -1,6 +1,6 @@
 // keymgmt_common.h - what the KEYMGMT operations of ML-DSA / Dilithium, composite ML-DSA and
-// Falcon share: load()'s taking of a decoded key, and the "priv" / "pub" import of the
-// families whose keys are those two octet strings.
+// Falcon share: load()'s taking of a decoded key, the export of key parts as octet strings,
+// and the "priv" / "pub" import of the families whose keys are those two octet strings.
 #pragma once
 
 #include "provctx/errors.h"
@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 
 namespace mldsa::prov {
@@ -30,6 +31,14 @@ K* take_loaded_key(const void* reference, size_t reference_sz, Fits fits, Reason
   }
   return k;
 }
+
+// OSSL_FUNC_keymgmt_export of key parts: each part not empty becomes an octet-string parameter
+// (a view: cb must copy what it keeps); none at all raises R_MISSING_KEY and returns 0.
+struct KeyPart {
+  const char* name;  // OSSL_PKEY_PARAM_PRIV_KEY, ...
+  std::span<const uint8_t> bytes;
+};
+int export_key_parts(const ProvCtx* ctx, std::initializer_list<KeyPart> parts, OSSL_CALLBACK* cb, void* cbarg);
 
 // OSSL_FUNC_keymgmt_import of "priv" (when the selection names the private key) and "pub":
 // views into params, empty when absent. False with an error raised when the selection names
