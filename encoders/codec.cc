@@ -8,6 +8,7 @@
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
+#include <openssl/core_object.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -28,6 +29,38 @@ ASN1_OBJECT* variant_oid(const ProvCtx* ctx, mldsa::ParamSet set) {
   ASN1_OBJECT* obj = OBJ_txt2obj(variant(set).oid, 1);
   if (obj == nullptr) MLDSA_RAISE(ctx, R_INTERNAL_ERROR);
   return obj;
+}
+
+bool parse_spki(std::span<const uint8_t> der, X509_ALGOR*& alg, std::span<const uint8_t>& bits) {
+  const unsigned char* p = der.data();
+  const unsigned char* const end = der.data() + der.size();
+  long len = 0;
+  int tag = 0, cls = 0;
+  alg = nullptr;
+  ERR_set_mark();  // parse failures mean "not an SPKI": no error for the caller
+  const int r = ASN1_get_object(&p, &len, &tag, &cls, static_cast<long>(der.size()));
+  // 0x20 exactly: constructed, definite length, no error bit.
+  bool parsed = r == V_ASN1_CONSTRUCTED && tag == V_ASN1_SEQUENCE && cls == V_ASN1_UNIVERSAL && len == end - p;
+  if (parsed) parsed = (alg = d2i_X509_ALGOR(nullptr, &p, end - p)) != nullptr;
+  if (parsed) {
+    long blen = 0;
+    const int rb = ASN1_get_object(&p, &blen, &tag, &cls, end - p);
+    parsed = rb == 0 && tag == V_ASN1_BIT_STRING && cls == V_ASN1_UNIVERSAL && blen >= 1 && blen == end - p;
+    if (parsed) bits = {p, static_cast<size_t>(blen)};
+  }
+  ERR_pop_to_mark();
+  return parsed;
+}
+
+int pass_key_object(const char* data_type, void* ref, size_t ref_size, OSSL_CALLBACK* data_cb, void* data_cbarg) {
+  int object_type = OSSL_OBJECT_PKEY;
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &object_type),
+      OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(data_type), 0),
+      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, ref, ref_size),
+      OSSL_PARAM_construct_end(),
+  };
+  return data_cb(params, data_cbarg);
 }
 
 ASN1_OBJECT* key_oid(const Key& key) {

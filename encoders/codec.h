@@ -7,6 +7,7 @@
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/core.h>
+#include <openssl/x509.h>
 
 #include <cstdint>
 #include <span>
@@ -35,6 +36,20 @@ inline constexpr size_t MAX_DER_BYTES = 16384;
 // what follows stays for the caller, as OpenSSL's own decoders leave it. False if the input
 // starts with no such header, or the object is longer than MAX_DER_BYTES or cut short.
 bool read_der_object(BIO* in, std::vector<uint8_t>& out);
+
+// SubjectPublicKeyInfo ::= SEQUENCE { AlgorithmIdentifier, BIT STRING }, the whole of der.
+// Parsed with ASN1_get_object + d2i_X509_ALGOR rather than d2i_X509_PUBKEY: on 3.0 the latter
+// decodes the key through the DECODER chain, which would call the decoder again, without end.
+// The BIT STRING is read by hand (its first content byte counts the unused bits): OpenSSL 4.0
+// makes ASN1_BIT_STRING opaque, and 3.0 has no accessor for the count. On success alg (the
+// caller frees it, also on failure) and bits (the BIT STRING's contents, at least one byte);
+// false, with no error left, when der is no SPKI.
+bool parse_spki(std::span<const uint8_t> der, X509_ALGOR*& alg, std::span<const uint8_t>& bits);
+
+// A decoder's answer: the key as an OSSL_OBJECT_PKEY of data_type whose reference is the key
+// pointer itself (ref points at it, ref_size bytes). keymgmt load() takes the key and nulls
+// the pointer (see encoders.h); the caller frees what is still non-null afterwards.
+int pass_key_object(const char* data_type, void* ref, size_t ref_size, OSSL_CALLBACK* data_cb, void* data_cbarg);
 
 // The OID a key is written under: its parameter set's, or for a key read under a HashML-DSA OID
 // with ml-dsa.hash_ml_dsa_key_oid = yes, that HashML-DSA OID. nullptr with an error raised.

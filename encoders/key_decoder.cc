@@ -17,7 +17,6 @@
 #include <openssl/asn1.h>
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
-#include <openssl/core_object.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/x509.h>
@@ -77,33 +76,11 @@ Outcome make_key(const DecoderCtx& ctx, std::span<const uint8_t> seed, std::span
   return Outcome::key;
 }
 
-// SubjectPublicKeyInfo ::= SEQUENCE { AlgorithmIdentifier, BIT STRING }.
-// Parsed with ASN1_get_object + d2i_X509_ALGOR rather than d2i_X509_PUBKEY:
-// on 3.0 the latter decodes the key through the DECODER chain, which would
-// call this decoder again, without end. The BIT STRING is read by hand (its
-// first content byte counts the unused bits): OpenSSL 4.0 makes
-// ASN1_BIT_STRING opaque, and 3.0 has no accessor for the count.
+// SubjectPublicKeyInfo (parse_spki, codec.h); a count of unused bits over 7 is no BIT STRING.
 Outcome decode_spki(const DecoderCtx& ctx, std::span<const uint8_t> der, Key*& out) {
-  const unsigned char* p = der.data();
-  const unsigned char* const end = der.data() + der.size();
-  long len = 0;
-  int tag = 0, cls = 0;
   X509_ALGOR* alg = nullptr;
   std::span<const uint8_t> bits;  // the BIT STRING's contents: unused-bits count, then the key
-
-  ERR_set_mark();  // parse failures mean "not an SPKI": no error for the caller
-  const int r = ASN1_get_object(&p, &len, &tag, &cls, static_cast<long>(der.size()));
-  // 0x20 exactly: constructed, definite length, no error bit.
-  bool parsed = r == V_ASN1_CONSTRUCTED && tag == V_ASN1_SEQUENCE && cls == V_ASN1_UNIVERSAL && len == end - p;
-  if (parsed) parsed = (alg = d2i_X509_ALGOR(nullptr, &p, end - p)) != nullptr;
-  if (parsed) {
-    long blen = 0;
-    const int rb = ASN1_get_object(&p, &blen, &tag, &cls, end - p);
-    parsed = rb == 0 && tag == V_ASN1_BIT_STRING && cls == V_ASN1_UNIVERSAL && blen >= 1 && blen == end - p &&
-             p[0] <= 7;
-    if (parsed) bits = {p, static_cast<size_t>(blen)};
-  }
-  ERR_pop_to_mark();
+  const bool parsed = parse_spki(der, alg, bits) && bits[0] <= 7;
 
   bool hash_bound = false;
   Outcome o = parsed ? check_algorithm(ctx, alg, hash_bound) : Outcome::not_mine;
@@ -225,15 +202,8 @@ int dec_decode(void* vctx, OSSL_CORE_BIO* cin, int selection, OSSL_CALLBACK* dat
   if (o == Outcome::not_mine) return 1;
   if (o == Outcome::error) return 0;
 
-  int object_type = OSSL_OBJECT_PKEY;
-  OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &object_type),
-      OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE, const_cast<char*>(variant(ctx->set).name), 0),
-      // The reference is the Key* itself; keymgmt load() takes it and nulls it (see encoders.h).
-      OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &key, sizeof(key)),
-      OSSL_PARAM_construct_end(),
-  };
-  const int ok = data_cb(params, data_cbarg);
+  // The reference is the Key* itself; keymgmt load() takes it and nulls it (see encoders.h).
+  const int ok = pass_key_object(variant(ctx->set).name, &key, sizeof(key), data_cb, data_cbarg);
   key_free(key);  // still ours if load() did not take it
   return ok;
 }

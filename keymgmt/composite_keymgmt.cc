@@ -1,6 +1,7 @@
 // composite_keymgmt.cc - the KEYMGMT of the 18 composite ML-DSA key types: new, gen, load, has,
 // match, validate, dup, import / export ("pub", "priv": the draft's encodings) and parameters.
 #include "keymgmt/composite_key.h"
+#include "keymgmt/keymgmt_common.h"
 
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
@@ -104,16 +105,9 @@ void* km_dup(const void* keydata, int selection) {
 
 template <size_t I>
 void* km_load(const void* reference, size_t reference_sz) {
-  if (reference == nullptr || reference_sz != sizeof(CompositeKeyData*)) return nullptr;
-  auto** slot = static_cast<CompositeKeyData**>(const_cast<void*>(reference));
-  CompositeKeyData* k = *slot;
-  *slot = nullptr;
-  if (k != nullptr && k->alg != &composite::algorithms()[I]) {
-    MLDSA_RAISE(k->provctx, R_WRONG_COMPOSITE);
-    composite_key_free(k);
-    return nullptr;
-  }
-  return k;
+  return take_loaded_key<CompositeKeyData>(
+      reference, reference_sz, [](const CompositeKeyData& k) { return k.alg == &composite::algorithms()[I]; },
+      R_WRONG_COMPOSITE, composite_key_free);
 }
 
 template <size_t I>
@@ -161,17 +155,8 @@ int km_validate(const void* keydata, int selection, int /*checktype*/) {
 
 bool composite_key_import(CompositeKeyData* k, int selection, const OSSL_PARAM params[]) {
   if (k == nullptr) return false;
-  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) {
-    MLDSA_RAISE_DETAIL(k->provctx, R_NOT_SUPPORTED, "import: the selection names no key part");
-    return false;
-  }
   std::span<const uint8_t> priv, pub;
-  const OSSL_PARAM* p;
-  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 &&
-      (p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY)) != nullptr && !read_octets(k->provctx, p, priv))
-    return false;
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY)) != nullptr && !read_octets(k->provctx, p, pub))
-    return false;
+  if (!import_priv_pub(k->provctx, selection, params, priv, pub)) return false;
   OSSL_LIB_CTX* libctx = libctx_of(k->provctx);
   std::unique_ptr<composite::Key> key;
   Error e = Error::missing_key;
@@ -186,16 +171,6 @@ bool composite_key_import(CompositeKeyData* k, int selection, const OSSL_PARAM p
 
 namespace {
 
-const OSSL_PARAM kKeyTypes[] = {
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, nullptr, 0),
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, nullptr, 0),
-    OSSL_PARAM_END,
-};
-
-const OSSL_PARAM* km_imexport_types(int selection) {
-  return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0 ? kKeyTypes : nullptr;
-}
-
 // "priv": mldsaSeed || tradSK; "pub": mldsaPK || tradPK (with priv: must be the derived one).
 int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   return composite_key_import(data_of(keydata), selection, params) ? 1 : 0;
@@ -205,17 +180,13 @@ int km_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   const CompositeKeyData* k = data_of(keydata);
   if (k == nullptr || k->key == nullptr || cb == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
   std::vector<uint8_t> priv;
-  OSSL_PARAM params[3];
-  int n = 0;
   if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 && k->key->has_private()) {
     const Error e = k->key->private_encoding(priv);
     if (e != Error::ok) return MLDSA_RAISE_COMPOSITE(k->provctx, e), 0;
-    params[n++] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, priv.data(), priv.size());
   }
-  const auto& pub = k->key->public_encoding();
-  params[n++] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<uint8_t*>(pub.data()), pub.size());
-  params[n] = OSSL_PARAM_construct_end();
-  const int ok = cb(params, cbarg);
+  // The public key always: a composite key holds one.
+  const int ok = export_key_parts(
+      k->provctx, {{OSSL_PKEY_PARAM_PRIV_KEY, priv}, {OSSL_PKEY_PARAM_PUB_KEY, k->key->public_encoding()}}, cb, cbarg);
   OPENSSL_cleanse(priv.data(), priv.size());
   return ok;
 }
@@ -341,9 +312,9 @@ const OSSL_DISPATCH kFunctions[] = {
     MLDSA_FN(OSSL_FUNC_KEYMGMT_MATCH, km_match),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_VALIDATE, km_validate),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT, km_import),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, priv_pub_types),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT, km_export),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, priv_pub_types),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GET_PARAMS, km_get_params),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, km_gettable_params),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_INIT, km_gen_init<I>),

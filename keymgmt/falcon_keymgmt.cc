@@ -3,6 +3,7 @@
 // provider's DRBG), load, has, match, validate, dup, import / export ("priv",
 // "pub": the round-3 encodings) and parameters. Falcon runs on the CPU only.
 #include "keymgmt/falcon_key.h"
+#include "keymgmt/keymgmt_common.h"
 
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
@@ -131,16 +132,9 @@ void* km_dup(const void* keydata, int selection) {
 
 template <size_t I>
 void* km_load(const void* reference, size_t reference_sz) {
-  if (reference == nullptr || reference_sz != sizeof(FalconKey*)) return nullptr;
-  auto** slot = static_cast<FalconKey**>(const_cast<void*>(reference));
-  FalconKey* k = *slot;
-  *slot = nullptr;
-  if (k != nullptr && k->variant != &kVariants[I]) {
-    MLDSA_RAISE(k->provctx, R_WRONG_FALCON_KEY);
-    falcon_key_free(k);
-    return nullptr;
-  }
-  return k;
+  return take_loaded_key<FalconKey>(
+      reference, reference_sz, [](const FalconKey& k) { return k.variant == &kVariants[I]; }, R_WRONG_FALCON_KEY,
+      falcon_key_free);
 }
 
 template <size_t I>
@@ -188,50 +182,23 @@ int km_validate(const void* keydata, int selection, int /*checktype*/) {
   return ok ? 1 : 0;
 }
 
-const OSSL_PARAM kKeyTypes[] = {
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, nullptr, 0),
-    OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, nullptr, 0),
-    OSSL_PARAM_END,
-};
-
-const OSSL_PARAM* km_imexport_types(int selection) {
-  return (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) != 0 ? kKeyTypes : nullptr;
-}
-
 int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
   FalconKey* k = data_of(keydata);
   if (k == nullptr) return 0;
-  if ((selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) {
-    MLDSA_RAISE_DETAIL(k->provctx, R_NOT_SUPPORTED, "import: the selection names no key part");
-    return 0;
-  }
   std::span<const uint8_t> priv, pub;
-  const OSSL_PARAM* p;
-  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 &&
-      (p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY)) != nullptr && !read_octets(k->provctx, p, priv))
-    return 0;
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PUB_KEY)) != nullptr && !read_octets(k->provctx, p, pub))
-    return 0;
-  return falcon_key_from_parts(k, priv, pub) ? 1 : 0;
+  return import_priv_pub(k->provctx, selection, params, priv, pub) && falcon_key_from_parts(k, priv, pub) ? 1 : 0;
 }
 
 int km_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   const FalconKey* k = data_of(keydata);
   if (k == nullptr || cb == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
-  OSSL_PARAM params[3];
-  int n = 0;
-  if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 && k->has_private())
-    params[n++] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PRIV_KEY, const_cast<uint8_t*>(k->priv.data()),
-                                                    k->priv.size());
-  if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0 && k->has_public())
-    params[n++] =
-        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<uint8_t*>(k->pub.data()), k->pub.size());
-  if (n == 0) {
-    MLDSA_RAISE(k->provctx, R_MISSING_KEY);
-    return 0;
-  }
-  params[n] = OSSL_PARAM_construct_end();
-  return cb(params, cbarg);
+  using Bytes = std::span<const uint8_t>;
+  const bool priv = (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0;
+  const bool pub = (selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0;
+  return export_key_parts(k->provctx,
+                          {{OSSL_PKEY_PARAM_PRIV_KEY, priv ? Bytes(k->priv) : Bytes()},
+                           {OSSL_PKEY_PARAM_PUB_KEY, pub ? Bytes(k->pub) : Bytes()}},
+                          cb, cbarg);
 }
 
 const OSSL_PARAM kGettable[] = {
@@ -346,9 +313,9 @@ const OSSL_DISPATCH kFunctions[] = {
     MLDSA_FN(OSSL_FUNC_KEYMGMT_MATCH, km_match),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_VALIDATE, km_validate),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT, km_import),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, priv_pub_types),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT, km_export),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, km_imexport_types),
+    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, priv_pub_types),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GET_PARAMS, km_get_params),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, km_gettable_params),
     MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_INIT, km_gen_init<I>),

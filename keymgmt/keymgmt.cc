@@ -3,6 +3,7 @@
 #include "keymgmt/keymgmt.h"
 
 #include "keymgmt/key.h"
+#include "keymgmt/keymgmt_common.h"
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
 
@@ -50,16 +51,8 @@ void* km_dup(const void* keydata, int selection) { return key_dup(static_cast<co
 // The decoders' object reference: see key.h.
 template <mldsa::ParamSet S>
 void* km_load(const void* reference, size_t reference_sz) {
-  if (reference == nullptr || reference_sz != sizeof(Key*)) return nullptr;
-  Key** slot = static_cast<Key**>(const_cast<void*>(reference));
-  Key* k = *slot;
-  *slot = nullptr;
-  if (k != nullptr && k->params->id != S) {
-    MLDSA_RAISE(k->provctx, R_WRONG_KEY_TYPE);
-    key_free(k);
-    return nullptr;
-  }
-  return k;
+  return take_loaded_key<Key>(
+      reference, reference_sz, [](const Key& k) { return k.params->id == S; }, R_WRONG_KEY_TYPE, key_free);
 }
 
 const char* km_query_operation_name(int operation_id, mldsa::ParamSet set) {
@@ -153,24 +146,18 @@ int km_import(void* keydata, int selection, const OSSL_PARAM params[]) {
 int km_export(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
   const Key* k = static_cast<const Key*>(keydata);
   if (k == nullptr || cb == nullptr || (selection & OSSL_KEYMGMT_SELECT_KEYPAIR) == 0) return 0;
-  OSSL_PARAM params[4];
-  int n = 0;
-  auto add = [&](const char* name, std::span<const uint8_t> bytes) {
-    params[n++] = OSSL_PARAM_construct_octet_string(name, const_cast<uint8_t*>(bytes.data()), bytes.size());
-  };
+  std::span<const uint8_t> seed, priv, pub;
   if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 && k->has_private()) {
     // Both forms when the seed is known: the receiver picks (prefer_seed).
-    if (k->priv->has_seed()) add(OSSL_PKEY_PARAM_ML_DSA_SEED, k->priv->seed());
-    add(OSSL_PKEY_PARAM_PRIV_KEY, k->priv->encoded());
+    if (k->priv->has_seed()) seed = k->priv->seed();
+    priv = k->priv->encoded();
   }
-  if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0 && k->has_public())
-    add(OSSL_PKEY_PARAM_PUB_KEY, k->public_key()->encoded());
-  if (n == 0) {
-    MLDSA_RAISE(k->provctx, R_MISSING_KEY);
-    return 0;
-  }
-  params[n] = OSSL_PARAM_construct_end();
-  return cb(params, cbarg);
+  if ((selection & OSSL_KEYMGMT_SELECT_PUBLIC_KEY) != 0 && k->has_public()) pub = k->public_key()->encoded();
+  return export_key_parts(k->provctx,
+                          {{OSSL_PKEY_PARAM_ML_DSA_SEED, seed},
+                           {OSSL_PKEY_PARAM_PRIV_KEY, priv},
+                           {OSSL_PKEY_PARAM_PUB_KEY, pub}},
+                          cb, cbarg);
 }
 
 // ---------------------------------------------------------------------------

@@ -15,11 +15,11 @@
 #include "keymgmt/falcon_key.h"
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
+#include "provider/signature_common.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/objects.h>
 #include <openssl/params.h>
 
 #include <array>
@@ -27,20 +27,6 @@
 #include <utility>
 #include <vector>
 
-#ifndef OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES
-#define OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES 26
-#endif
-#ifndef OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT
-#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT 27
-#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_UPDATE 28
-#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_FINAL 29
-#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT 30
-#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE 31
-#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL 32
-#endif
-#ifndef OSSL_SIGNATURE_PARAM_SIGNATURE
-#define OSSL_SIGNATURE_PARAM_SIGNATURE "signature"
-#endif
 
 namespace mldsa::prov {
 
@@ -144,23 +130,7 @@ int set_params(void* vctx, const OSSL_PARAM params[]) {
 int get_params(void* vctx, OSSL_PARAM params[]) {
   SigCtx* c = ctx_of(vctx);
   if (c == nullptr) return 0;
-  OSSL_PARAM* p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
-  if (p == nullptr) return 1;
-  ASN1_OBJECT* obj = OBJ_txt2obj(c->variant->oid, 1);
-  unsigned char* der = nullptr;
-  const int n = obj != nullptr ? i2d_ASN1_OBJECT(obj, &der) : -1;
-  ASN1_OBJECT_free(obj);
-  std::vector<uint8_t> aid;
-  if (n > 0 && n < 128) {
-    aid = {0x30, static_cast<uint8_t>(n)};
-    aid.insert(aid.end(), der, der + n);
-  }
-  OPENSSL_free(der);
-  if (aid.empty()) {
-    MLDSA_RAISE(c->provctx, R_INTERNAL_ERROR);
-    return 0;
-  }
-  return OSSL_PARAM_set_octet_string(p, aid.data(), aid.size());
+  return get_algorithm_id_param(c->provctx, params, c->variant->oid);
 }
 
 // ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include "provctx/param_read.h"
 #include "provctx/provctx.h"
 #include "provider/instance.h"
+#include "provider/signature_common.h"
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
@@ -35,25 +36,7 @@
 #include <string>
 #include <vector>
 
-// Function ids and parameter names from OpenSSL 3.4/3.5 that the 3.0 headers
-// lack. A 3.0 core skips function ids it does not know.
-#ifndef OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES
-#define OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES 26
-#endif
-#ifndef OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT
-#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT 27
-#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_UPDATE 28
-#define OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_FINAL 29
-#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT 30
-#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE 31
-#define OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL 32
-#endif
-#ifndef OSSL_SIGNATURE_PARAM_CONTEXT_STRING
-#define OSSL_SIGNATURE_PARAM_CONTEXT_STRING "context-string"
-#endif
-#ifndef OSSL_SIGNATURE_PARAM_DETERMINISTIC
-#define OSSL_SIGNATURE_PARAM_DETERMINISTIC "deterministic"
-#endif
+// Parameter names from OpenSSL 3.5 that the 3.0 headers lack (the others: signature_common.h).
 #ifndef OSSL_SIGNATURE_PARAM_TEST_ENTROPY
 #define OSSL_SIGNATURE_PARAM_TEST_ENTROPY "test-entropy"
 #endif
@@ -62,9 +45,6 @@
 #endif
 #ifndef OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING
 #define OSSL_SIGNATURE_PARAM_MESSAGE_ENCODING "message-encoding"
-#endif
-#ifndef OSSL_SIGNATURE_PARAM_SIGNATURE
-#define OSSL_SIGNATURE_PARAM_SIGNATURE "signature"
 #endif
 // This provider's own: HashML-DSA with the named hash ("SHA2-256", "SHA256",
 // "SHA3-512", "SHAKE-128", ...).
@@ -116,24 +96,6 @@ const Algorithm kAlgorithms[] = {
     pure(mldsa::ParamSet::DILITHIUM5, "Dilithium5 (CRYSTALS-Dilithium round 3), mldsa-accel"),
 };
 constexpr size_t kAlgorithmCount = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
-
-// AlgorithmIdentifier ::= SEQUENCE { OID } with the parameters absent
-// (RFC 9881; oqs-provider wrote Dilithium's the same way). False if the OID
-// does not parse.
-bool algorithm_id_der(const char* oid, std::vector<uint8_t>& out) {
-  ASN1_OBJECT* obj = OBJ_txt2obj(oid, 1);
-  unsigned char* der = nullptr;
-  const int n = obj != nullptr ? i2d_ASN1_OBJECT(obj, &der) : -1;
-  ASN1_OBJECT_free(obj);
-  if (n <= 0 || n > 127) {
-    OPENSSL_free(der);
-    return false;
-  }
-  out.assign({0x30, static_cast<uint8_t>(n)});
-  out.insert(out.end(), der, der + n);
-  OPENSSL_free(der);
-  return true;
-}
 
 bool is_round3(const Algorithm* a) { return mldsa::params(a->set).scheme == mldsa::Scheme::dilithium_r3; }
 

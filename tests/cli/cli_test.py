@@ -603,21 +603,72 @@ CASES = {f.__name__: f for f in [
 ]}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--openssl", default="openssl")
+# --- the command line of the tests in this folder -------------------------------
+
+def case_args(cases, description, openssl_default=None, openssl_env=True, vectors=True):
+    """Parses [--openssl BIN] [--openssl-env VAR] --provider-dir DIR [--vectors DIR] [--list] CASE...
+    Returns (args, None) to run the cases, or (None, exit status) when done: --list printed
+    the cases (0), or the cases are unknown or none (2)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--openssl", default=openssl_default)
+    if openssl_env:
+        ap.add_argument("--openssl-env")
     ap.add_argument("--provider-dir")
-    ap.add_argument("--vectors")
+    if vectors:
+        ap.add_argument("--vectors")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
     if args.list:
-        print("\n".join(CASES))
-        return 0
-    unknown = [c for c in args.cases if c not in CASES]
+        print("\n".join(cases))
+        return None, 0
+    unknown = [c for c in args.cases if c not in cases]
     if unknown or not args.cases:
         print("unknown or no cases: %s" % unknown, file=sys.stderr)
-        return 2
+        return None, 2
+    return args, None
+
+
+def run_cases(cases, description, tmp_prefix, openssl_class=None, vectors=True):
+    """main() of a test that runs on the system OpenSSL (--openssl BIN) and on another one
+    (--openssl-env VAR: skipped when VAR is unset). Each case runs in a fresh temporary
+    directory, as cases[name](OpenSSL, vectors). Exit status 0 passed, 1 failed, 2 usage,
+    77 skipped (all of the cases)."""
+    args, code = case_args(cases, description, vectors=vectors)
+    if args is None:
+        return code
+    binary = args.openssl
+    if args.openssl_env:
+        binary = os.environ.get(args.openssl_env)
+        if not binary:
+            print("skipped: %s not set" % args.openssl_env)
+            return SKIP
+    if not binary or not os.path.exists(binary):
+        print("skipped: no openssl binary (%s)" % binary)
+        return SKIP
+    if not os.path.exists(os.path.join(args.provider_dir or "", "mldsa-accel.so")):
+        print("skipped: no provider module in %s" % args.provider_dir)
+        return SKIP
+    status, skipped = 0, 0
+    for name in args.cases:
+        with tempfile.TemporaryDirectory(prefix=tmp_prefix) as tmp:
+            try:
+                cases[name]((openssl_class or OpenSSL)(binary, os.path.abspath(args.provider_dir), tmp),
+                            args.vectors if vectors else None)
+                print("PASS %s" % name)
+            except Skip as e:
+                print("skipped: %s" % e)
+                skipped += 1
+            except Failure as e:
+                print("FAIL %s: %s" % (name, e))
+                status = 1
+    return status if status or skipped < len(args.cases) else SKIP
+
+
+def main():
+    args, code = case_args(CASES, __doc__.splitlines()[0], openssl_default="openssl", openssl_env=False)
+    if args is None:
+        return code
     try:
         if not args.openssl or not os.path.exists(args.openssl):
             raise Skip("no openssl binary (%s)" % args.openssl)

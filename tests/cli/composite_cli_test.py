@@ -9,16 +9,14 @@ vectors:<NAME> (the certificate and PKCS#8 key of the LAMPS draft's vector for i
 CA issuing a leaf of another composite), encrypted_pem, bad_input. Exit status 0 passed,
 1 failed, 77 skipped ("skipped: <reason>").
 """
-import argparse
 import base64
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_test import SKIP, Failure, OpenSSL, Skip, check, expect_stderr, tlv  # noqa: E402
+from cli_test import Failure, OpenSSL, Skip, check, expect_stderr, run_cases, tlv  # noqa: E402
 
 # The draft's names (without "id-"), in OID order 1.3.6.1.5.5.7.6.37 ... .54.
 NAMES = [
@@ -200,41 +198,7 @@ CASES.update({"cms": case_cms, "chain": case_chain, "encrypted_pem": case_encryp
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--openssl")
-    ap.add_argument("--openssl-env")
-    ap.add_argument("--provider-dir")
-    ap.add_argument("--vectors")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    if args.list:
-        print("\n".join(CASES))
-        return 0
-    unknown = [c for c in args.cases if c not in CASES]
-    if unknown or not args.cases:
-        print("unknown or no cases: %s" % unknown, file=sys.stderr)
-        return 2
-    binary = os.environ.get(args.openssl_env) if args.openssl_env else args.openssl
-    if not binary or not os.path.exists(binary):
-        print("skipped: no openssl binary (%s)" % (binary or args.openssl_env))
-        return SKIP
-    if not os.path.exists(os.path.join(args.provider_dir or "", "mldsa-accel.so")):
-        print("skipped: no provider module in %s" % args.provider_dir)
-        return SKIP
-    status, skipped = 0, 0
-    for name in args.cases:
-        with tempfile.TemporaryDirectory(prefix="mldsa-composite-") as tmp:
-            try:
-                CASES[name](OpenSSL(binary, os.path.abspath(args.provider_dir), tmp), args.vectors)
-                print("PASS %s" % name)
-            except Skip as e:
-                print("skipped: %s" % e)
-                skipped += 1
-            except Failure as e:
-                print("FAIL %s: %s" % (name, e))
-                status = 1
-    return status if status or skipped < len(args.cases) else SKIP
+    return run_cases(CASES, __doc__.splitlines()[0], "mldsa-composite-")
 
 
 if __name__ == "__main__":

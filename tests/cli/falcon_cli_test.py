@@ -9,19 +9,14 @@ The same cases run on the system OpenSSL (3.0) and on OpenSSL 3.5
 in a fresh temporary directory; exit status 0 passed, 1 failed, 77 skipped
 ("skipped: <reason>").
 """
-import argparse
 import os
-import subprocess
 import sys
-import tempfile
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test  # noqa: E402
 from cli_test import Failure, check, der_children, expect_stderr, key_text, tlv  # noqa: E402
-from round3_cli_test import OpenSSL, Skip, free_port  # noqa: E402
+from round3_cli_test import OpenSSL, tls_gated_by_setting  # noqa: E402
 
-SKIP = 77
 
 # oqs-provider's names and OIDs (1.3.9999.3.x); sizes (pk, sk, longest signature), logn.
 FALCON = {
@@ -178,100 +173,14 @@ def falcon_x509(o, v):
 def falcon_tls(o, v):
     """TLS 1.3 with a Falcon certificate: oqs-provider's code points, offered only with
     tls_falcon = yes (libssl 3.2+ reads them)."""
-    if o.version() < (3, 2):
-        raise Skip("libssl %d.%d has no provider signature schemes (TLS-SIGALG needs 3.2+)" % o.version())
-    cli_test.make_ca(o, "root", "falcon1024")
-    o.run("req", "-new", "-newkey", "falcon512", "-nodes", "-keyout", "leaf.key", "-subj", "/CN=localhost",
-          "-out", "leaf.csr")
-    o.write("ext", b"subjectAltName=DNS:localhost\n")
-    o.run("x509", "-req", "-in", "leaf.csr", "-CA", "root.pem", "-CAkey", "root.key", "-set_serial", "2",
-          "-days", "1", "-extfile", "ext", "-out", "leaf.pem")
-
-    def env_with(setting):
-        env = dict(os.environ)
-        env.pop("OPENSSL_CONF", None)
-        env["MLDSA_ACCEL_TLS_FALCON"] = setting
-        return env
-
-    p = subprocess.run([o.binary, "s_server"] + o.provider_args() + [
-        "-accept", "127.0.0.1:%d" % free_port(), "-cert", "leaf.pem", "-key", "leaf.key", "-tls1_3", "-naccept", "1"],
-        cwd=o.dir, env=env_with("no"), stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-    check(p.returncode != 0 and b"unknown certificate type" in p.stdout + p.stderr,
-          "s_server took a Falcon certificate with tls_falcon off")
-    for client in ("yes", "no"):
-        port = free_port()
-        server = subprocess.Popen([o.binary, "s_server"] + o.provider_args() + [
-            "-accept", "127.0.0.1:%d" % port, "-cert", "leaf.pem", "-key", "leaf.key", "-tls1_3",
-            "-naccept", "1", "-www"], cwd=o.dir, env=env_with("yes"), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            timer = threading.Timer(30, server.kill)
-            timer.start()
-            line = b"-"
-            while line and not line.startswith(b"ACCEPT"):
-                line = server.stdout.readline()
-            timer.cancel()
-            check(line.startswith(b"ACCEPT"), "s_server did not start")
-            c = subprocess.run([o.binary, "s_client"] + o.provider_args() + [
-                "-connect", "127.0.0.1:%d" % port, "-tls1_3", "-CAfile", "root.pem", "-verify_return_error",
-                "-sigalgs", "falcon512", "-ign_eof"], cwd=o.dir, env=env_with(client),
-                input=b"GET / HTTP/1.0\r\n\r\n", capture_output=True, timeout=60)
-            out = (c.stdout + c.stderr).decode(errors="replace")
-            print("$ s_client -sigalgs falcon512 (client tls_falcon = %s): rc %d" % (client, c.returncode))
-            if client == "yes":
-                check(c.returncode == 0 and "Peer signature type: falcon512" in out and "Verify return code: 0" in out,
-                      "TLS 1.3 with falcon512 (0xfed7):\n" + out[-2000:])
-            else:
-                check(c.returncode != 0 and "Peer signature type: falcon512" not in out,
-                      "falcon512 negotiated although the client has tls_falcon off:\n" + out[-2000:])
-        finally:
-            server.kill()
-            server.wait()
+    tls_gated_by_setting(o, "falcon1024", "falcon512", "tls_falcon", "0xfed7", "Falcon")
 
 
 CASES = {f.__name__: f for f in [falcon_keys, falcon_sign_verify, falcon_bad_keys, falcon_x509, falcon_tls]}
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--openssl")
-    ap.add_argument("--openssl-env")
-    ap.add_argument("--provider-dir")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    if args.list:
-        print("\n".join(CASES))
-        return 0
-    unknown = [c for c in args.cases if c not in CASES]
-    if unknown or not args.cases:
-        print("unknown or no cases: %s" % unknown, file=sys.stderr)
-        return 2
-    binary = args.openssl
-    if args.openssl_env:
-        binary = os.environ.get(args.openssl_env)
-        if not binary:
-            print("skipped: %s not set" % args.openssl_env)
-            return SKIP
-    if not binary or not os.path.exists(binary):
-        print("skipped: no openssl binary (%s)" % binary)
-        return SKIP
-    if not os.path.exists(os.path.join(args.provider_dir or "", "mldsa-accel.so")):
-        print("skipped: no provider module in %s" % args.provider_dir)
-        return SKIP
-    status, skipped = 0, 0
-    for name in args.cases:
-        with tempfile.TemporaryDirectory(prefix="mldsa-falcon-") as tmp:
-            try:
-                CASES[name](OpenSSL(binary, os.path.abspath(args.provider_dir), tmp), None)
-                print("PASS %s" % name)
-            except Skip as e:
-                print("skipped: %s" % e)
-                skipped += 1
-            except Failure as e:
-                print("FAIL %s: %s" % (name, e))
-                status = 1
-    return status if status or skipped < len(args.cases) else SKIP
+    return cli_test.run_cases(CASES, __doc__.splitlines()[0], "mldsa-falcon-", OpenSSL, vectors=False)
 
 
 if __name__ == "__main__":

@@ -9,21 +9,18 @@ The same cases run on the system OpenSSL (3.0) and on OpenSSL 3.5
 in a fresh temporary directory; exit status 0 passed, 1 failed, 77 skipped
 ("skipped: <reason>").
 """
-import argparse
 import hashlib
 import os
 import re
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test  # noqa: E402  (DER helpers and the openssl runner)
-from cli_test import Failure, check, der_children, expect_stderr, key_text, tlv  # noqa: E402
+from cli_test import Failure, Skip, check, der_children, expect_stderr, key_text, tlv  # noqa: E402
 
-SKIP = 77
 
 # Round-3 Dilithium: oqs-provider's names and OIDs (1.3.6.1.4.1.2.267.7.*), sizes
 # (pk, sk, sig), and the ML-DSA set of the same shape.
@@ -41,10 +38,6 @@ HASHES = {
     "SHA2-512/224": "sha512_224", "SHA2-512/256": "sha512_256", "SHA3-224": "sha3_224", "SHA3-256": "sha3_256",
     "SHA3-384": "sha3_384", "SHA3-512": "sha3_512", "SHAKE-128": "shake_128", "SHAKE-256": "shake_256",
 }
-
-
-class Skip(Exception):
-    pass
 
 
 def free_port():
@@ -223,29 +216,32 @@ def dilithium_x509(o, v):
     o.run("verify", "-CAfile", "other.pem", "leaf.pem", ok=False)
 
 
-def dilithium_tls(o, v):
-    """TLS 1.3 with a Dilithium certificate: oqs-provider's code points, offered
-    only with tls_dilithium = yes (libssl 3.2+ reads them)."""
+def tls_gated_by_setting(o, root, leaf, setting, code_point, family):
+    """TLS 1.3 with a `leaf` certificate under a `root` CA, whose signature scheme (code_point)
+    the provider offers only with `setting` (tls_dilithium, tls_falcon) = yes: refused by
+    s_server with the setting off; with it on at the server, negotiated only by a client that
+    has it on too. libssl 3.2+ reads provider signature schemes (older ones skip)."""
     if o.version() < (3, 2):
         raise Skip("libssl %d.%d has no provider signature schemes (TLS-SIGALG needs 3.2+)" % o.version())
-    cli_test.make_ca(o, "root", "dilithium5")
-    o.run("req", "-new", "-newkey", "dilithium3", "-nodes", "-keyout", "leaf.key", "-subj", "/CN=localhost",
+    cli_test.make_ca(o, "root", root)
+    o.run("req", "-new", "-newkey", leaf, "-nodes", "-keyout", "leaf.key", "-subj", "/CN=localhost",
           "-out", "leaf.csr")
     o.write("ext", b"subjectAltName=DNS:localhost\n")
     o.run("x509", "-req", "-in", "leaf.csr", "-CA", "root.pem", "-CAkey", "root.key", "-set_serial", "2",
           "-days", "1", "-extfile", "ext", "-out", "leaf.pem")
-    def env_with(setting):
+
+    def env_with(value):
         env = dict(os.environ)
         env.pop("OPENSSL_CONF", None)
-        env["MLDSA_ACCEL_TLS_DILITHIUM"] = setting
+        env["MLDSA_ACCEL_" + setting.upper()] = value
         return env
 
-    # Off (the default) on the server: libssl knows no Dilithium certificate type.
+    # Off (the default) on the server: libssl knows no such certificate type.
     p = subprocess.run([o.binary, "s_server"] + o.provider_args() + [
         "-accept", "127.0.0.1:%d" % free_port(), "-cert", "leaf.pem", "-key", "leaf.key", "-tls1_3", "-naccept", "1"],
         cwd=o.dir, env=env_with("no"), stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
     check(p.returncode != 0 and b"unknown certificate type" in p.stdout + p.stderr,
-          "s_server took a Dilithium certificate with tls_dilithium off")
+          "s_server took a %s certificate with %s off" % (family, setting))
     # On at the server; on, then off, at the client.
     for client in ("yes", "no"):
         port = free_port()
@@ -263,19 +259,25 @@ def dilithium_tls(o, v):
             check(line.startswith(b"ACCEPT"), "s_server did not start")
             c = subprocess.run([o.binary, "s_client"] + o.provider_args() + [
                 "-connect", "127.0.0.1:%d" % port, "-tls1_3", "-CAfile", "root.pem", "-verify_return_error",
-                "-sigalgs", "dilithium3", "-ign_eof"], cwd=o.dir, env=env_with(client),
+                "-sigalgs", leaf, "-ign_eof"], cwd=o.dir, env=env_with(client),
                 input=b"GET / HTTP/1.0\r\n\r\n", capture_output=True, timeout=60)
             out = (c.stdout + c.stderr).decode(errors="replace")
-            print("$ s_client -sigalgs dilithium3 (client tls_dilithium = %s): rc %d" % (client, c.returncode))
+            print("$ s_client -sigalgs %s (client %s = %s): rc %d" % (leaf, setting, client, c.returncode))
             if client == "yes":
-                check(c.returncode == 0 and "Peer signature type: dilithium3" in out and "Verify return code: 0" in out,
-                      "TLS 1.3 with dilithium3 (0xfea3):\n" + out[-2000:])
+                check(c.returncode == 0 and "Peer signature type: " + leaf in out and "Verify return code: 0" in out,
+                      "TLS 1.3 with %s (%s):\n" % (leaf, code_point) + out[-2000:])
             else:
-                check(c.returncode != 0 and "Peer signature type: dilithium3" not in out,
-                      "dilithium3 negotiated although the client has tls_dilithium off:\n" + out[-2000:])
+                check(c.returncode != 0 and "Peer signature type: " + leaf not in out,
+                      "%s negotiated although the client has %s off:\n" % (leaf, setting) + out[-2000:])
         finally:
             server.kill()
             server.wait()
+
+
+def dilithium_tls(o, v):
+    """TLS 1.3 with a Dilithium certificate: oqs-provider's code points, offered
+    only with tls_dilithium = yes (libssl 3.2+ reads them)."""
+    tls_gated_by_setting(o, "dilithium5", "dilithium3", "tls_dilithium", "0xfea3", "Dilithium")
 
 
 # --- HashML-DSA ----------------------------------------------------------------
@@ -362,46 +364,7 @@ CASES = {f.__name__: f for f in [
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--openssl")
-    ap.add_argument("--openssl-env")
-    ap.add_argument("--provider-dir")
-    ap.add_argument("--vectors")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    if args.list:
-        print("\n".join(CASES))
-        return 0
-    unknown = [c for c in args.cases if c not in CASES]
-    if unknown or not args.cases:
-        print("unknown or no cases: %s" % unknown, file=sys.stderr)
-        return 2
-    binary = args.openssl
-    if args.openssl_env:
-        binary = os.environ.get(args.openssl_env)
-        if not binary:
-            print("skipped: %s not set" % args.openssl_env)
-            return SKIP
-    if not binary or not os.path.exists(binary):
-        print("skipped: no openssl binary (%s)" % binary)
-        return SKIP
-    if not os.path.exists(os.path.join(args.provider_dir or "", "mldsa-accel.so")):
-        print("skipped: no provider module in %s" % args.provider_dir)
-        return SKIP
-    status, skipped = 0, 0
-    for name in args.cases:
-        with tempfile.TemporaryDirectory(prefix="mldsa-r3-") as tmp:
-            try:
-                CASES[name](OpenSSL(binary, os.path.abspath(args.provider_dir), tmp), args.vectors)
-                print("PASS %s" % name)
-            except Skip as e:
-                print("skipped: %s" % e)
-                skipped += 1
-            except Failure as e:
-                print("FAIL %s: %s" % (name, e))
-                status = 1
-    return status if status or skipped < len(args.cases) else SKIP
+    return cli_test.run_cases(CASES, __doc__.splitlines()[0], "mldsa-r3-", OpenSSL)
 
 
 if __name__ == "__main__":
