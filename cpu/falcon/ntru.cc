@@ -76,24 +76,6 @@ bool zis_zero(const Limb* x, size_t w) {
   return r == 0;
 }
 
-// acc += a * b (sub: acc -= a * b), all mod 2^(32 w).
-void zmac(Limb* acc, const Limb* a, const Limb* b, size_t w, bool sub, Limb* tmp) {
-  std::memset(tmp, 0, w * sizeof(Limb));
-  for (size_t i = 0; i < w; ++i) {
-    if (a[i] == 0) continue;
-    uint64_t c = 0;
-    for (size_t j = 0; i + j < w; ++j) {
-      c += uint64_t{tmp[i + j]} + uint64_t{a[i]} * b[j];
-      tmp[i + j] = static_cast<Limb>(c);
-      c >>= 32;
-    }
-  }
-  if (sub)
-    zsub(acc, tmp, w);
-  else
-    zadd(acc, tmp, w);
-}
-
 // acc += a * k, mod 2^(32 w).
 void zmac_small(Limb* acc, const Limb* a, int32_t k, size_t w) {
   const uint32_t uk = static_cast<uint32_t>(k < 0 ? -static_cast<int64_t>(k) : k);
@@ -149,49 +131,123 @@ int poly_bits(const ZPoly& a) {
   return b;
 }
 
+// A polynomial's coefficients as signs and magnitudes of a common length
+// (the limbs of its largest magnitude): the products below multiply only
+// those limbs, not the full two's-complement width the value is kept in.
+struct SignMag {
+  size_t m = 0, w = 0;
+  std::vector<Limb> mag;
+  std::vector<Limb> neg;  // all-ones for a negative coefficient
+  ~SignMag() {
+    wipe(mag.data(), mag.size() * sizeof(Limb));
+    wipe(neg.data(), neg.size() * sizeof(Limb));
+  }
+  const Limb* c(size_t i) const { return mag.data() + i * w; }
+};
+
+// Coefficients (start, start + step, ...) of a, m of them.
+void to_signmag(SignMag& r, const ZPoly& a, size_t start, size_t step, size_t m) {
+  int bits = 0;
+  for (size_t i = 0; i < m; ++i) bits = std::max(bits, zbits(a.c(start + i * step), a.w));
+  r.m = m;
+  r.w = static_cast<size_t>(bits) / 32 + 1;  // |x| <= 2^bits
+  r.mag.assign(m * r.w, 0);
+  r.neg.assign(m, 0);
+  for (size_t i = 0; i < m; ++i) {
+    const Limb* x = a.c(start + i * step);
+    const Limb s = sign_limb(x, a.w);
+    uint64_t c = s & 1;  // |x| = (x ^ s) + (s & 1)
+    for (size_t j = 0; j < r.w; ++j) {
+      c += static_cast<Limb>((j < a.w ? x[j] : s) ^ s);
+      r.mag[i * r.w + j] = static_cast<Limb>(c);
+      c >>= 32;
+    }
+    r.neg[i] = s;
+  }
+}
+
+// Sums of signed products of SignMag coefficients with deferred carries:
+// each output coefficient keeps one signed 128-bit column per limb position
+// of a product (wa + wb columns), so a product costs wa * wb multiply-adds
+// and the carries are propagated once, at the end. A column sums at most
+// 2 * 1024 * min(wa, wb) products below 2^64: far inside 2^127.
+class Columns {
+ public:
+  Columns(size_t m, size_t wc) : m_(m), wc_(wc), col_(m * wc, 0) {}
+  ~Columns() { wipe(col_.data(), col_.size() * sizeof(__int128)); }
+  // Coefficient k += a * b, or -= where neg is all-ones.
+  void mac(size_t k, const Limb* a, size_t wa, const Limb* b, size_t wb, Limb neg) {
+    __int128* c = col_.data() + k * wc_;
+    const __int128 s = -static_cast<__int128>(neg & 1);  // 0 or -1
+    for (size_t i = 0; i < wa; ++i) {
+      const uint64_t ai = a[i];
+      for (size_t j = 0; j < wb; ++j) c[i + j] += (static_cast<__int128>(ai * b[j]) ^ s) - s;
+    }
+  }
+  // Coefficient k into w limbs, two's complement, mod 2^(32 w).
+  void store(Limb* out, size_t k, size_t w) const {
+    const __int128* c = col_.data() + k * wc_;
+    __int128 carry = 0;
+    for (size_t t = 0; t < w; ++t) {
+      carry += t < wc_ ? c[t] : 0;
+      out[t] = static_cast<Limb>(static_cast<uint64_t>(carry));
+      carry >>= 32;
+    }
+  }
+  ZPoly to_zpoly(size_t w) const {
+    ZPoly r(m_, w);
+    for (size_t k = 0; k < m_; ++k) store(r.c(k), k, w);
+    return r;
+  }
+
+ private:
+  size_t m_, wc_;
+  std::vector<__int128> col_;
+};
+
 // N(f) = f0^2 - x f1^2 mod x^(m/2) + 1, for f = f0(x^2) + x f1(x^2), in width w.
 ZPoly field_norm(const ZPoly& f, size_t w) {
   const size_t h = f.m / 2;
-  ZPoly f0(h, w), f1(h, w), r(h, w);
-  for (size_t i = 0; i < h; ++i) {
-    zcopy(f0.c(i), w, f.c(2 * i), f.w);
-    zcopy(f1.c(i), w, f.c(2 * i + 1), f.w);
-  }
-  std::vector<Limb> tmp(w);
+  SignMag f0, f1;
+  to_signmag(f0, f, 0, 2, h);
+  to_signmag(f1, f, 1, 2, h);
+  Columns acc(h, 2 * std::max(f0.w, f1.w));
   for (size_t i = 0; i < h; ++i)
     for (size_t j = 0; j < h; ++j) {
       size_t k = i + j;
-      const bool wrap = k >= h;
-      if (wrap) k -= h;
-      zmac(r.c(k), f0.c(i), f0.c(j), w, wrap, tmp.data());
+      const Limb wrap = k >= h ? ~Limb{0} : 0;
+      if (k >= h) k -= h;
+      acc.mac(k, f0.c(i), f0.w, f0.c(j), f0.w, f0.neg[i] ^ f0.neg[j] ^ wrap);
       // - x f1_i f1_j x^(i+j): position i+j+1
       size_t k1 = i + j + 1;
-      bool neg = true;
+      Limb neg = ~Limb{0};
       if (k1 >= h) {
         k1 -= h;
-        neg = !neg;
+        neg = 0;
       }
-      zmac(r.c(k1), f1.c(i), f1.c(j), w, neg, tmp.data());
+      acc.mac(k1, f1.c(i), f1.w, f1.c(j), f1.w, f1.neg[i] ^ f1.neg[j] ^ neg);
     }
-  return r;
+  return acc.to_zpoly(w);
 }
 
 // F'(x^2) g(-x) mod x^m + 1, in width w (F' has m/2 coefficients).
 ZPoly lift(const ZPoly& Fp, const ZPoly& g, size_t w) {
   const size_t m = g.m;
-  ZPoly a = resized(Fp, w), b = resized(g, w), r(m, w);
-  std::vector<Limb> tmp(w);
+  SignMag a, b;
+  to_signmag(a, Fp, 0, 1, m / 2);
+  to_signmag(b, g, 0, 1, m);
+  Columns acc(m, a.w + b.w);
   for (size_t i = 0; i < m / 2; ++i)
     for (size_t j = 0; j < m; ++j) {
       size_t k = 2 * i + j;
-      bool neg = (j & 1) != 0;
+      Limb neg = (j & 1) != 0 ? ~Limb{0} : 0;
       if (k >= m) {
         k -= m;
-        neg = !neg;
+        neg = ~neg;
       }
-      zmac(r.c(k), a.c(i), b.c(j), w, neg, tmp.data());
+      acc.mac(k, a.c(i), a.w, b.c(j), b.w, neg ^ a.neg[i] ^ b.neg[j]);
     }
-  return r;
+  return acc.to_zpoly(w);
 }
 
 // x 2^-s as a double, for x of any length: from the top three limbs of |x|
@@ -221,6 +277,8 @@ class Babai {
   Babai(const ZPoly& f, const ZPoly& g)
       : f_(f), g_(g), m_(f.m), fa_(m_), ga_(m_), den_(m_), qa_(m_), qb_(m_),
         T_(m_, product_width(f, g)) {
+    to_signmag(fsm_, f, 0, 1, m_);
+    to_signmag(gsm_, g, 0, 1, m_);
     while ((size_t{1} << logm_) < m_) ++logm_;
     sf_ = std::max(0, std::max(poly_bits(f), poly_bits(g)) - APPROX_BITS);
     for (size_t i = 0; i < m_; ++i) {
@@ -264,21 +322,25 @@ class Babai {
   void subtract(ZPoly& F, ZPoly& G, const int32_t* k, int s) {
     const size_t w = T_.w;
     for (ZPoly* pr : {&F, &G}) {
-      const ZPoly& src = pr == &F ? f_ : g_;
-      std::fill(T_.d.begin(), T_.d.end(), 0);
+      const SignMag& src = pr == &F ? fsm_ : gsm_;
+      Columns acc(m_, src.w + 1);
       for (size_t i = 0; i < m_; ++i) {
-        if (k[i] == 0) continue;
+        const Limb kneg = 0u - static_cast<Limb>(static_cast<uint32_t>(k[i]) >> 31);
+        const Limb kmag = (static_cast<Limb>(k[i]) ^ kneg) - kneg;
         for (size_t j = 0; j < m_; ++j) {
           size_t idx = i + j;
-          int32_t kk = k[i];
+          Limb neg = kneg ^ src.neg[j];
           if (idx >= m_) {
             idx -= m_;
-            kk = -kk;
+            neg = ~neg;
           }
-          zmac_small(T_.c(idx), src.c(j), kk, w);
+          acc.mac(idx, &kmag, 1, src.c(j), src.w, neg);
         }
       }
-      for (size_t i = 0; i < m_; ++i) zsub_shifted(pr->c(i), pr->w, T_.c(i), w, static_cast<size_t>(s));
+      for (size_t i = 0; i < m_; ++i) {
+        acc.store(T_.c(i), i, w);
+        zsub_shifted(pr->c(i), pr->w, T_.c(i), w, static_cast<size_t>(s));
+      }
     }
   }
 
@@ -295,6 +357,7 @@ class Babai {
   int sf_ = 0;
   std::vector<double> fa_, ga_, den_, qa_, qb_;
   ZPoly T_;
+  SignMag fsm_, gsm_;
 };
 
 // The round-3 reference's length bounds for NTRUSolve by depth (tables of
