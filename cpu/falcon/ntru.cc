@@ -138,7 +138,9 @@ struct SignMag {
   size_t m = 0, w = 0;
   std::vector<Limb> mag;
   std::vector<Limb> neg;  // all-ones for a negative coefficient
+  std::vector<int64_t> small;  // the values themselves, where they are short
   ~SignMag() {
+    wipe(small.data(), small.size() * sizeof(int64_t));
     wipe(mag.data(), mag.size() * sizeof(Limb));
     wipe(neg.data(), neg.size() * sizeof(Limb));
   }
@@ -205,9 +207,58 @@ class Columns {
   std::vector<__int128> col_;
 };
 
+// The shallow depths, where the values are short: products and their sums
+// fit a signed 64-bit integer, so the big-integer machinery is skipped.
+// bits of a value, plus bits of the other factor, plus 11 (sums of up to
+// 2048 products) must stay below 63.
+constexpr int SMALL_LIMIT = 63 - 11;
+
+// Coefficient i of a as a signed 64-bit integer (for values of <= 62 bits).
+int64_t small_val(const ZPoly& a, size_t i) {
+  const Limb* x = a.c(i);
+  const uint64_t hi = a.w > 1 ? x[1] : sign_limb(x, a.w);
+  return static_cast<int64_t>(uint64_t{x[0]} | hi << 32);
+}
+
+// acc += a(x^stride) b(x) mod x^m + 1, a of na coefficients (stride na <= m).
+void conv_small(int64_t* acc, const int64_t* a, size_t na, size_t stride, const int64_t* b, size_t m) {
+  for (size_t i = 0; i < na; ++i) {
+    const size_t o = stride * i;
+    const int64_t ai = a[i];
+    for (size_t j = 0; j < m - o; ++j) acc[o + j] += ai * b[j];
+    for (size_t j = m - o; j < m; ++j) acc[o + j - m] -= ai * b[j];
+  }
+}
+
+ZPoly from_small(const std::vector<int64_t>& v, size_t w) {
+  ZPoly r(v.size(), w);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const uint64_t u = static_cast<uint64_t>(v[i]);
+    const Limb ext = 0u - static_cast<Limb>(u >> 63);
+    for (size_t j = 0; j < w; ++j) r.c(i)[j] = j == 0 ? static_cast<Limb>(u) : j == 1 ? static_cast<Limb>(u >> 32) : ext;
+  }
+  return r;
+}
+
+void wipe_small(std::vector<int64_t>& v) { wipe(v.data(), v.size() * sizeof(int64_t)); }
+
 // N(f) = f0^2 - x f1^2 mod x^(m/2) + 1, for f = f0(x^2) + x f1(x^2), in width w.
 ZPoly field_norm(const ZPoly& f, size_t w) {
   const size_t h = f.m / 2;
+  if (poly_bits(f) * 2 < SMALL_LIMIT) {
+    std::vector<int64_t> f0(h), f1(h), acc(h, 0), t(h, 0);
+    for (size_t i = 0; i < h; ++i) {
+      f0[i] = small_val(f, 2 * i);
+      f1[i] = small_val(f, 2 * i + 1);
+    }
+    conv_small(acc.data(), f0.data(), h, 1, f0.data(), h);
+    conv_small(t.data(), f1.data(), h, 1, f1.data(), h);
+    acc[0] += t[h - 1];  // - x t
+    for (size_t i = 0; i + 1 < h; ++i) acc[i + 1] -= t[i];
+    ZPoly r = from_small(acc, w);
+    for (auto* v : {&f0, &f1, &acc, &t}) wipe_small(*v);
+    return r;
+  }
   SignMag f0, f1;
   to_signmag(f0, f, 0, 2, h);
   to_signmag(f1, f, 1, 2, h);
@@ -233,6 +284,15 @@ ZPoly field_norm(const ZPoly& f, size_t w) {
 // F'(x^2) g(-x) mod x^m + 1, in width w (F' has m/2 coefficients).
 ZPoly lift(const ZPoly& Fp, const ZPoly& g, size_t w) {
   const size_t m = g.m;
+  if (poly_bits(Fp) + poly_bits(g) < SMALL_LIMIT) {
+    std::vector<int64_t> a(m / 2), b(m), acc(m, 0);
+    for (size_t i = 0; i < m / 2; ++i) a[i] = small_val(Fp, i);
+    for (size_t j = 0; j < m; ++j) b[j] = (j & 1) != 0 ? -small_val(g, j) : small_val(g, j);
+    conv_small(acc.data(), a.data(), m / 2, 2, b.data(), m);
+    ZPoly r = from_small(acc, w);
+    for (auto* v : {&a, &b, &acc}) wipe_small(*v);
+    return r;
+  }
   SignMag a, b;
   to_signmag(a, Fp, 0, 1, m / 2);
   to_signmag(b, g, 0, 1, m);
@@ -279,6 +339,13 @@ class Babai {
         T_(m_, product_width(f, g)) {
     to_signmag(fsm_, f, 0, 1, m_);
     to_signmag(gsm_, g, 0, 1, m_);
+    // k has at most 31 bits.
+    small_ = std::max(poly_bits(f), poly_bits(g)) + 31 < SMALL_LIMIT;
+    if (small_)
+      for (size_t i = 0; i < m_; ++i) {
+        fsm_.small.push_back(small_val(f, i));
+        gsm_.small.push_back(small_val(g, i));
+      }
     while ((size_t{1} << logm_) < m_) ++logm_;
     sf_ = std::max(0, std::max(poly_bits(f), poly_bits(g)) - APPROX_BITS);
     for (size_t i = 0; i < m_; ++i) {
@@ -321,6 +388,21 @@ class Babai {
   // (F, G) -= (k (f, g)) << s, for k of at most 31 bits.
   void subtract(ZPoly& F, ZPoly& G, const int32_t* k, int s) {
     const size_t w = T_.w;
+    if (small_) {
+      std::vector<int64_t> kv(k, k + m_), acc(m_);
+      for (ZPoly* pr : {&F, &G}) {
+        std::fill(acc.begin(), acc.end(), 0);
+        conv_small(acc.data(), kv.data(), m_, 1, (pr == &F ? fsm_ : gsm_).small.data(), m_);
+        for (size_t i = 0; i < m_; ++i) {
+          const uint64_t u = static_cast<uint64_t>(acc[i]);
+          const Limb t[2] = {static_cast<Limb>(u), static_cast<Limb>(u >> 32)};
+          zsub_shifted(pr->c(i), pr->w, t, 2, static_cast<size_t>(s));
+        }
+      }
+      wipe_small(kv);
+      wipe_small(acc);
+      return;
+    }
     for (ZPoly* pr : {&F, &G}) {
       const SignMag& src = pr == &F ? fsm_ : gsm_;
       Columns acc(m_, src.w + 1);
@@ -358,6 +440,7 @@ class Babai {
   std::vector<double> fa_, ga_, den_, qa_, qb_;
   ZPoly T_;
   SignMag fsm_, gsm_;
+  bool small_ = false;
 };
 
 // The round-3 reference's length bounds for NTRUSolve by depth (tables of
@@ -543,15 +626,19 @@ bool ntru_solve(int8_t* Fout, int8_t* Gout, const int8_t* f, const int8_t* g, un
   const size_t wt = wF[logn];
   ZPoly Fc(1, wt), Gc(1, wt);
   {
-    ZPoly a = resized(fs[logn], wt), b = resized(gs[logn], wt);
-    const bool na = sign_limb(a.c(0), wt) != 0, nb = sign_limb(b.c(0), wt) != 0;
-    if (na) zneg(a.c(0), wt);
-    if (nb) zneg(b.c(0), wt);
+    // The GCD in the width of the values themselves (|u| <= b, |v| <= a),
+    // with a limb to spare; the results sign-extended to wt.
+    const size_t wx = std::min(wt, static_cast<size_t>(std::max(poly_bits(fs[logn]), poly_bits(gs[logn]))) / 32 + 2);
+    ZPoly a = resized(fs[logn], wx), b = resized(gs[logn], wx);
+    const bool na = sign_limb(a.c(0), wx) != 0, nb = sign_limb(b.c(0), wx) != 0;
+    if (na) zneg(a.c(0), wx);
+    if (nb) zneg(b.c(0), wx);
     if ((a.c(0)[0] & 1) == 0 && (b.c(0)[0] & 1) == 0) return false;
-    ZPoly u(1, wt), v(1, wt);
-    if (!xgcd(u.c(0), v.c(0), a.c(0), b.c(0), wt)) return false;
-    if (na) zneg(u.c(0), wt);
-    if (nb) zneg(v.c(0), wt);
+    ZPoly ux(1, wx), vx(1, wx);
+    if (!xgcd(ux.c(0), vx.c(0), a.c(0), b.c(0), wx)) return false;
+    if (na) zneg(ux.c(0), wx);
+    if (nb) zneg(vx.c(0), wx);
+    const ZPoly u = resized(ux, wt), v = resized(vx, wt);
     zmac_small(Gc.c(0), u.c(0), static_cast<int32_t>(Q), wt);
     zmac_small(Fc.c(0), v.c(0), -static_cast<int32_t>(Q), wt);
   }
