@@ -96,19 +96,18 @@ void zmac_small(Limb* acc, const Limb* a, int32_t k, size_t w) {
   }
 }
 
-// x (w limbs) -= y (wy limbs, sign-extended) << s, mod 2^(32 w).
+// x (w limbs) -= y (wy limbs, sign-extended) << s, mod 2^(32 w). The limbs
+// below s / 32 do not change.
 void zsub_shifted(Limb* x, size_t w, const Limb* y, size_t wy, size_t s) {
   const size_t o = s / 32;
   const unsigned r = s % 32;
   const Limb ext = sign_limb(y, wy);
-  auto yl = [&](size_t i) { return i < wy ? y[i] : ext; };
+  Limb prev = 0;  // the limb of y below the current one
   uint64_t b = 0;
-  for (size_t i = 0; i < w; ++i) {
-    Limb v = 0;
-    if (i >= o) {
-      v = yl(i - o) << r;
-      if (r != 0 && i > o) v |= yl(i - o - 1) >> (32 - r);
-    }
+  for (size_t i = o; i < w; ++i) {
+    const Limb cur = i - o < wy ? y[i - o] : ext;
+    const Limb v = r == 0 ? cur : (cur << r) | (prev >> (32 - r));
+    prev = cur;
     const uint64_t t = uint64_t{x[i]} - v - b;
     x[i] = static_cast<Limb>(t);
     b = t >> 63;
@@ -186,6 +185,14 @@ class Columns {
       for (size_t j = 0; j < wb; ++j) c[i + j] += (static_cast<__int128>(ai * b[j]) ^ s) - s;
     }
   }
+  // Coefficient k += a * b, or -= where neg is all-ones, for a < 2^31:
+  // each limb product fits a signed 64-bit integer, so the sign is applied
+  // there, not on 128 bits.
+  void mac31(size_t k, Limb a, const Limb* b, size_t wb, Limb neg) {
+    __int128* c = col_.data() + k * wc_;
+    const int64_t s = -static_cast<int64_t>(neg & 1);
+    for (size_t j = 0; j < wb; ++j) c[j] += (static_cast<int64_t>(uint64_t{a} * b[j]) ^ s) - s;
+  }
   // Coefficient k into w limbs, two's complement, mod 2^(32 w).
   void store(Limb* out, size_t k, size_t w) const {
     const __int128* c = col_.data() + k * wc_;
@@ -227,6 +234,21 @@ void conv_small(int64_t* acc, const int64_t* a, size_t na, size_t stride, const 
     const int64_t ai = a[i];
     for (size_t j = 0; j < m - o; ++j) acc[o + j] += ai * b[j];
     for (size_t j = m - o; j < m; ++j) acc[o + j - m] -= ai * b[j];
+  }
+}
+
+// lo += a(x) b(x), hi += c(x) b(x) mod x^m + 1 (one pass over b).
+void conv2_small(int64_t* lo, int64_t* hi, const int64_t* a, const int64_t* c, const int64_t* b, size_t m) {
+  for (size_t i = 0; i < m; ++i) {
+    const int64_t ai = a[i], ci = c[i];
+    for (size_t j = 0; j < m - i; ++j) {
+      lo[i + j] += ai * b[j];
+      hi[i + j] += ci * b[j];
+    }
+    for (size_t j = m - i; j < m; ++j) {
+      lo[i + j - m] -= ai * b[j];
+      hi[i + j - m] -= ci * b[j];
+    }
   }
 }
 
@@ -341,11 +363,21 @@ class Babai {
     to_signmag(gsm_, g, 0, 1, m_);
     // k has at most 31 bits.
     small_ = std::max(poly_bits(f), poly_bits(g)) + 31 < SMALL_LIMIT;
-    if (small_)
+    if (small_) {
       for (size_t i = 0; i < m_; ++i) {
         fsm_.small.push_back(small_val(f, i));
         gsm_.small.push_back(small_val(g, i));
       }
+    } else {
+      for (SignMag* sm : {&fsm_, &gsm_}) {  // limb planes: limb t of every value, signed
+        sm->small.resize(sm->w * m_);
+        for (size_t t = 0; t < sm->w; ++t)
+          for (size_t j = 0; j < m_; ++j) {
+            const int64_t v = sm->c(j)[t];
+            sm->small[t * m_ + j] = sm->neg[j] != 0 ? -v : v;
+          }
+      }
+    }
     while ((size_t{1} << logm_) < m_) ++logm_;
     sf_ = std::max(0, std::max(poly_bits(f), poly_bits(g)) - APPROX_BITS);
     for (size_t i = 0; i < m_; ++i) {
@@ -403,27 +435,38 @@ class Babai {
       wipe_small(acc);
       return;
     }
+    // k = kh 2^16 + kl with kl in [0, 2^16): a product of a half of k and a
+    // signed limb of f stays below 2^48 and a sum of m of them below 2^58,
+    // so each limb position of k f is two int64 convolutions, combined in
+    // 128 bits once per coefficient.
+    std::vector<int64_t> kl(m_), kh(m_), lo(m_), hi(m_);
+    for (size_t i = 0; i < m_; ++i) {
+      kh[i] = k[i] >> 16;
+      kl[i] = k[i] - kh[i] * 65536;
+    }
     for (ZPoly* pr : {&F, &G}) {
       const SignMag& src = pr == &F ? fsm_ : gsm_;
-      Columns acc(m_, src.w + 1);
-      for (size_t i = 0; i < m_; ++i) {
-        const Limb kneg = 0u - static_cast<Limb>(static_cast<uint32_t>(k[i]) >> 31);
-        const Limb kmag = (static_cast<Limb>(k[i]) ^ kneg) - kneg;
-        for (size_t j = 0; j < m_; ++j) {
-          size_t idx = i + j;
-          Limb neg = kneg ^ src.neg[j];
-          if (idx >= m_) {
-            idx -= m_;
-            neg = ~neg;
-          }
-          acc.mac(idx, &kmag, 1, src.c(j), src.w, neg);
-        }
+      const size_t wc = src.w;
+      std::vector<__int128> col(m_ * wc);
+      for (size_t t = 0; t < wc; ++t) {
+        const int64_t* pl = src.small.data() + t * m_;  // limb t of each f_j, signed
+        std::fill(lo.begin(), lo.end(), 0);
+        std::fill(hi.begin(), hi.end(), 0);
+        conv2_small(lo.data(), hi.data(), kl.data(), kh.data(), pl, m_);
+        for (size_t i = 0; i < m_; ++i) col[i * wc + t] = lo[i] + (static_cast<__int128>(hi[i]) << 16);
       }
       for (size_t i = 0; i < m_; ++i) {
-        acc.store(T_.c(i), i, w);
+        __int128 carry = 0;
+        for (size_t t = 0; t < w; ++t) {
+          carry += t < wc ? col[i * wc + t] : 0;
+          T_.c(i)[t] = static_cast<Limb>(static_cast<uint64_t>(carry));
+          carry >>= 32;
+        }
         zsub_shifted(pr->c(i), pr->w, T_.c(i), w, static_cast<size_t>(s));
       }
+      wipe(col.data(), col.size() * sizeof(__int128));
     }
+    for (auto* v : {&kl, &kh, &lo, &hi}) wipe_small(*v);
   }
 
  private:
@@ -530,6 +573,22 @@ bool numerator_fits(const ZPoly& F, const ZPoly& G, const ZPoly& f, const ZPoly&
     return static_cast<int64_t>(uint64_t{a.c(i)[0]} | uint64_t{a.c(i)[1]} << 32);
   };
   constexpr __int128 HALF_P = 2147473409 / 2;
+  if (std::max(poly_bits(F), poly_bits(G)) + std::max(poly_bits(f), poly_bits(g)) < SMALL_LIMIT) {
+    // The usual case: the sums fit 64 bits. adj(f)_0 = f_0, adj(f)_j = -f_(m-j).
+    std::vector<int64_t> Fv(m), Gv(m), fa(m), ga(m), acc(m, 0);
+    for (size_t i = 0; i < m; ++i) {
+      Fv[i] = small_val(F, i);
+      Gv[i] = small_val(G, i);
+      fa[i] = i == 0 ? small_val(f, 0) : -small_val(f, m - i);
+      ga[i] = i == 0 ? small_val(g, 0) : -small_val(g, m - i);
+    }
+    conv_small(acc.data(), Fv.data(), m, 1, fa.data(), m);
+    conv_small(acc.data(), Gv.data(), m, 1, ga.data(), m);
+    bool ok = true;
+    for (size_t k = 0; k < m; ++k) ok &= acc[k] <= HALF_P && acc[k] >= -HALF_P;
+    for (auto* v : {&Fv, &Gv, &fa, &ga, &acc}) wipe_small(*v);
+    return ok;
+  }
   for (size_t k = 0; k < m; ++k) {
     // Coefficient k of F adj f + G adj g: adj(f)_j = f_0 for j = 0, -f_(m-j) otherwise.
     __int128 acc = 0;
@@ -671,14 +730,11 @@ bool ntru_solve(int8_t* Fout, int8_t* Gout, const int8_t* f, const int8_t* g, un
     Gi[i] = Gv;
   }
   std::vector<int32_t> r(n, 0);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j) {
-      const int32_t t = f[i] * Gi[j] - g[i] * Fi[j];
-      if (i + j < n)
-        r[i + j] += t;
-      else
-        r[i + j - n] -= t;
-    }
+  for (size_t i = 0; i < n; ++i) {  // the wrap split out: loops the compiler vectorises
+    const int32_t fi = f[i], gi = g[i];
+    for (size_t j = 0; j < n - i; ++j) r[i + j] += fi * Gi[j] - gi * Fi[j];
+    for (size_t j = n - i; j < n; ++j) r[i + j - n] -= fi * Gi[j] - gi * Fi[j];
+  }
   bool ok = r[0] == static_cast<int32_t>(Q);
   for (size_t i = 1; i < n; ++i) ok &= r[i] == 0;
   if (ok)
