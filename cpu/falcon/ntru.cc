@@ -606,49 +606,85 @@ bool numerator_fits(const ZPoly& F, const ZPoly& G, const ZPoly& f, const ZPoly&
 
 // u a + v b = 1 for a, b > 0 not both even (binary extended GCD, HAC 14.61);
 // false when gcd(a, b) != 1. All of width w, with room for one more bit.
-bool xgcd(Limb* u_out, Limb* v_out, const Limb* a, const Limb* b, size_t w) {
-  std::vector<Limb> u(a, a + w), v(b, b + w), A(w, 0), B(w, 0), C(w, 0), D(w, 0), t(w);
+// Worked in 64-bit words; u and v (nonnegative, shrinking) only over the
+// words they still use.
+bool xgcd(Limb* u_out, Limb* v_out, const Limb* a32, const Limb* b32, size_t w) {
+  using W = uint64_t;
+  const size_t n = (w + 1) / 2;
+  auto load = [&](const Limb* x) {  // zero-extended: a, b >= 0
+    std::vector<W> r(n, 0);
+    for (size_t i = 0; i < w; ++i) r[i / 2] |= W{x[i]} << (32 * (i % 2));
+    return r;
+  };
+  std::vector<W> a = load(a32), b = load(b32), u = a, v = b, A(n, 0), B(n, 0), C(n, 0), D(n, 0), t(n);
   A[0] = 1;
   D[0] = 1;
-  auto half = [&](std::vector<Limb>& x) {  // arithmetic shift right by one
-    for (size_t i = 0; i + 1 < w; ++i) x[i] = (x[i] >> 1) | (x[i + 1] << 31);
-    x[w - 1] = static_cast<Limb>(static_cast<int32_t>(x[w - 1]) >> 1);
-  };
-  auto halve_pair = [&](std::vector<Limb>& x, std::vector<Limb>& X, std::vector<Limb>& Y) {
-    while ((x[0] & 1) == 0) {
-      half(x);
-      if ((X[0] & 1) != 0 || (Y[0] & 1) != 0) {
-        zadd(X.data(), b, w);
-        zsub(Y.data(), a, w);
-      }
-      half(X);
-      half(Y);
+  size_t len = n;  // u and v are zero from word len up
+  auto add = [](W* x, const W* y, size_t k) {
+    unsigned char c = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const unsigned __int128 s = static_cast<unsigned __int128>(x[i]) + y[i] + c;
+      x[i] = static_cast<W>(s);
+      c = static_cast<unsigned char>(s >> 64);
     }
+  };
+  auto sub = [](W* x, const W* y, size_t k) {  // returns the borrow out
+    W br = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const unsigned __int128 d = static_cast<unsigned __int128>(x[i]) - y[i] - br;
+      x[i] = static_cast<W>(d);
+      br = static_cast<W>(d >> 64) & 1;
+    }
+    return br;
+  };
+  auto half_u = [](W* x, size_t k) {  // logical: u, v >= 0
+    for (size_t i = 0; i + 1 < k; ++i) x[i] = (x[i] >> 1) | (x[i + 1] << 63);
+    x[k - 1] >>= 1;
+  };
+  auto half_s = [&](W* x) {  // arithmetic, over the full width
+    for (size_t i = 0; i + 1 < n; ++i) x[i] = (x[i] >> 1) | (x[i + 1] << 63);
+    x[n - 1] = static_cast<W>(static_cast<int64_t>(x[n - 1]) >> 1);
+  };
+  auto halve_pair = [&](W* x, W* X, W* Y) {
+    while ((x[0] & 1) == 0) {
+      half_u(x, len);
+      if ((X[0] & 1) != 0 || (Y[0] & 1) != 0) {
+        add(X, b.data(), n);
+        sub(Y, a.data(), n);
+      }
+      half_s(X);
+      half_s(Y);
+    }
+  };
+  auto is_zero = [&](const W* x) {
+    W r = 0;
+    for (size_t i = 0; i < len; ++i) r |= x[i];
+    return r == 0;
   };
   for (;;) {
-    if (zis_zero(u.data(), w)) break;
-    halve_pair(u, A, B);
-    halve_pair(v, C, D);
-    t = u;
-    zsub(t.data(), v.data(), w);
-    if ((t[w - 1] >> 31) == 0) {
-      u = t;
-      zsub(A.data(), C.data(), w);
-      zsub(B.data(), D.data(), w);
-    } else {
-      zneg(t.data(), w);
-      v = t;
-      zsub(C.data(), A.data(), w);
-      zsub(D.data(), B.data(), w);
+    if (is_zero(u.data())) break;
+    halve_pair(u.data(), A.data(), B.data());
+    halve_pair(v.data(), C.data(), D.data());
+    std::copy(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(len), t.begin());
+    if (sub(t.data(), v.data(), len) == 0) {  // u >= v
+      std::copy(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(len), u.begin());
+      sub(A.data(), C.data(), n);
+      sub(B.data(), D.data(), n);
+    } else {  // v -= u
+      sub(v.data(), u.data(), len);
+      sub(C.data(), A.data(), n);
+      sub(D.data(), B.data(), n);
     }
+    while (len > 1 && u[len - 1] == 0 && v[len - 1] == 0) --len;
   }
   // C a + D b = v = gcd(a, b).
-  std::vector<Limb> one(w, 0);
-  one[0] = 1;
-  const bool ok = std::memcmp(v.data(), one.data(), w * sizeof(Limb)) == 0;
-  std::memcpy(u_out, C.data(), w * sizeof(Limb));
-  std::memcpy(v_out, D.data(), w * sizeof(Limb));
-  for (auto* x : {&u, &v, &A, &B, &C, &D, &t}) wipe(x->data(), w * sizeof(Limb));
+  bool ok = v[0] == 1;
+  for (size_t i = 1; i < n; ++i) ok &= v[i] == 0;
+  for (size_t i = 0; i < w; ++i) {
+    u_out[i] = static_cast<Limb>(C[i / 2] >> (32 * (i % 2)));
+    v_out[i] = static_cast<Limb>(D[i / 2] >> (32 * (i % 2)));
+  }
+  for (auto* x : {&a, &b, &u, &v, &A, &B, &C, &D, &t}) wipe(x->data(), n * sizeof(W));
   return ok;
 }
 
