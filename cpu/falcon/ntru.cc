@@ -252,6 +252,120 @@ void conv2_small(int64_t* lo, int64_t* hi, const int64_t* a, const int64_t* c, c
   }
 }
 
+// Negacyclic products by NTT modulo one prime P = 2^63 - 100351 (P = 1 mod
+// 2048, so x^m + 1 splits for every m <= 1024), for the sums above whose
+// magnitude stays below 2^62 < P / 2: the centred residue is the exact
+// value. Montgomery multiplication (R = 2^64); constant time.
+class Ntt64 {
+ public:
+  static constexpr uint64_t P = 9223372036854675457u;
+  static const Ntt64& get() {
+    static const Ntt64 t;  // built once, thread-safe
+    return t;
+  }
+  static uint64_t mul(uint64_t a, uint64_t b) {  // a b / R mod P
+    const unsigned __int128 t = static_cast<unsigned __int128>(a) * b;
+    const uint64_t q = static_cast<uint64_t>(t) * PNEG_INV;
+    uint64_t u = static_cast<uint64_t>((t + static_cast<unsigned __int128>(q) * P) >> 64);
+    u -= P & (0u - static_cast<uint64_t>(u >= P));
+    return u;
+  }
+  static uint64_t add(uint64_t a, uint64_t b) {
+    const uint64_t c = a + b;
+    return c - (P & (0u - static_cast<uint64_t>(c >= P)));
+  }
+  static uint64_t sub(uint64_t a, uint64_t b) {
+    const uint64_t c = a - b;
+    return c + (P & (0u - static_cast<uint64_t>(a < b)));
+  }
+  static uint64_t from_signed(int64_t x) {
+    return static_cast<uint64_t>(x) + (P & (0u - (static_cast<uint64_t>(x) >> 63)));
+  }
+  static int64_t to_signed(uint64_t x) {
+    return static_cast<int64_t>(x) - static_cast<int64_t>(P & (0u - static_cast<uint64_t>(x > P / 2)));
+  }
+  // Evaluation at the roots of x^m + 1 (Cooley-Tukey, bit-reversed order).
+  void forward(uint64_t* a, size_t m) const {
+    size_t k = 1;
+    for (size_t len = m / 2; len >= 1; len /= 2)
+      for (size_t start = 0; start < m; start += 2 * len) {
+        const uint64_t z = zeta_[k++];
+        for (size_t j = start; j < start + len; ++j) {
+          const uint64_t t = mul(z, a[j + len]);
+          a[j + len] = sub(a[j], t);
+          a[j] = add(a[j], t);
+        }
+      }
+  }
+  // The inverse of forward, for values that went through one mul() each
+  // (their 1/R is taken back here with the 1/m).
+  void inverse(uint64_t* a, size_t m) const {
+    for (size_t len = 1; len < m; len *= 2) {
+      const size_t base = m / (2 * len);
+      for (size_t b = 0; b < base; ++b) {
+        const uint64_t z = izeta_[base + b];
+        for (size_t j = 2 * len * b; j < 2 * len * b + len; ++j) {
+          const uint64_t u = a[j], v = a[j + len];
+          a[j] = add(u, v);
+          a[j + len] = mul(sub(u, v), z);
+        }
+      }
+    }
+    size_t l = 0;
+    while ((size_t{1} << l) < m) ++l;
+    for (size_t j = 0; j < m; ++j) a[j] = mul(a[j], scale_[l]);
+  }
+
+ private:
+  static constexpr uint64_t PNEG_INV = 0u - 8642309984488622081u;  // -P^-1 mod 2^64
+  static constexpr uint64_t PSI = 9049461781042640807u;            // of order 2048
+  static uint64_t mulmod(uint64_t a, uint64_t b) {
+    return static_cast<uint64_t>(static_cast<unsigned __int128>(a) * b % P);
+  }
+  static uint64_t powmod(uint64_t a, uint64_t e) {
+    uint64_t r = 1;
+    for (; e != 0; e >>= 1, a = mulmod(a, a))
+      if (e & 1) r = mulmod(r, a);
+    return r;
+  }
+  Ntt64() {
+    const uint64_t R = static_cast<uint64_t>((static_cast<unsigned __int128>(1) << 64) % P);
+    for (unsigned k = 0; k < 1024; ++k) {
+      unsigned r = 0;  // k bit-reversed on 10 bits: zeta_[k] serves every m <= 1024
+      for (unsigned b = 0; b < 10; ++b) r |= ((k >> b) & 1) << (9 - b);
+      const uint64_t z = powmod(PSI, r);
+      zeta_[k] = mulmod(z, R);
+      izeta_[k] = mulmod(powmod(z, P - 2), R);
+    }
+    // scale_[l] = R^2 / 2^l: one mul() by it multiplies by R / 2^l.
+    const uint64_t R2 = mulmod(R, R);
+    for (unsigned l = 0; l <= 10; ++l) scale_[l] = mulmod(R2, powmod(powmod(2, l), P - 2));
+  }
+  uint64_t zeta_[1024], izeta_[1024], scale_[11];
+};
+
+// Below this many coefficients the schoolbook convolution is cheaper.
+constexpr size_t NTT_MIN = 32;
+
+// acc += a(x^stride) b(x) mod x^m + 1 as conv_small, for sums below 2^62.
+void conv_exact(int64_t* acc, const int64_t* a, size_t na, size_t stride, const int64_t* b, size_t m) {
+  if (m < NTT_MIN) {
+    conv_small(acc, a, na, stride, b, m);
+    return;
+  }
+  const Ntt64& t = Ntt64::get();
+  std::vector<uint64_t> x(m, 0), y(m);
+  for (size_t i = 0; i < na; ++i) x[stride * i] = Ntt64::from_signed(a[i]);
+  for (size_t j = 0; j < m; ++j) y[j] = Ntt64::from_signed(b[j]);
+  t.forward(x.data(), m);
+  t.forward(y.data(), m);
+  for (size_t j = 0; j < m; ++j) x[j] = Ntt64::mul(x[j], y[j]);
+  t.inverse(x.data(), m);
+  for (size_t j = 0; j < m; ++j) acc[j] += Ntt64::to_signed(x[j]);
+  wipe(x.data(), m * sizeof(uint64_t));
+  wipe(y.data(), m * sizeof(uint64_t));
+}
+
 ZPoly from_small(const std::vector<int64_t>& v, size_t w) {
   ZPoly r(v.size(), w);
   for (size_t i = 0; i < v.size(); ++i) {
@@ -273,8 +387,8 @@ ZPoly field_norm(const ZPoly& f, size_t w) {
       f0[i] = small_val(f, 2 * i);
       f1[i] = small_val(f, 2 * i + 1);
     }
-    conv_small(acc.data(), f0.data(), h, 1, f0.data(), h);
-    conv_small(t.data(), f1.data(), h, 1, f1.data(), h);
+    conv_exact(acc.data(), f0.data(), h, 1, f0.data(), h);
+    conv_exact(t.data(), f1.data(), h, 1, f1.data(), h);
     acc[0] += t[h - 1];  // - x t
     for (size_t i = 0; i + 1 < h; ++i) acc[i + 1] -= t[i];
     ZPoly r = from_small(acc, w);
@@ -310,7 +424,7 @@ ZPoly lift(const ZPoly& Fp, const ZPoly& g, size_t w) {
     std::vector<int64_t> a(m / 2), b(m), acc(m, 0);
     for (size_t i = 0; i < m / 2; ++i) a[i] = small_val(Fp, i);
     for (size_t j = 0; j < m; ++j) b[j] = (j & 1) != 0 ? -small_val(g, j) : small_val(g, j);
-    conv_small(acc.data(), a.data(), m / 2, 2, b.data(), m);
+    conv_exact(acc.data(), a.data(), m / 2, 2, b.data(), m);
     ZPoly r = from_small(acc, w);
     for (auto* v : {&a, &b, &acc}) wipe_small(*v);
     return r;
@@ -377,6 +491,17 @@ class Babai {
             sm->small[t * m_ + j] = sm->neg[j] != 0 ? -v : v;
           }
       }
+      use_ntt_ = m_ >= NTT_MIN;
+      if (use_ntt_) {
+        const Ntt64& ntt = Ntt64::get();
+        for (int which = 0; which < 2; ++which) {
+          const SignMag& sm = which == 0 ? fsm_ : gsm_;
+          std::vector<uint64_t>& pl = which == 0 ? fplane_ : gplane_;
+          pl.resize(sm.w * m_);
+          for (size_t i = 0; i < pl.size(); ++i) pl[i] = Ntt64::from_signed(sm.small[i]);
+          for (size_t t = 0; t < sm.w; ++t) ntt.forward(pl.data() + t * m_, m_);
+        }
+      }
     }
     while ((size_t{1} << logm_) < m_) ++logm_;
     sf_ = std::max(0, std::max(poly_bits(f), poly_bits(g)) - APPROX_BITS);
@@ -394,6 +519,7 @@ class Babai {
   }
   ~Babai() {
     for (auto* v : {&fa_, &ga_, &den_, &qa_, &qb_}) wipe(v->data(), m_ * sizeof(double));
+    for (auto* v : {&fplane_, &gplane_}) wipe(v->data(), v->size() * sizeof(uint64_t));
   }
 
   // The quotient, scaled by 2^-s: m values.
@@ -424,7 +550,7 @@ class Babai {
       std::vector<int64_t> kv(k, k + m_), acc(m_);
       for (ZPoly* pr : {&F, &G}) {
         std::fill(acc.begin(), acc.end(), 0);
-        conv_small(acc.data(), kv.data(), m_, 1, (pr == &F ? fsm_ : gsm_).small.data(), m_);
+        conv_exact(acc.data(), kv.data(), m_, 1, (pr == &F ? fsm_ : gsm_).small.data(), m_);
         for (size_t i = 0; i < m_; ++i) {
           const uint64_t u = static_cast<uint64_t>(acc[i]);
           const Limb t[2] = {static_cast<Limb>(u), static_cast<Limb>(u >> 32)};
@@ -444,15 +570,43 @@ class Babai {
       kh[i] = k[i] >> 16;
       kl[i] = k[i] - kh[i] * 65536;
     }
+    const Ntt64& ntt = Ntt64::get();
+    std::vector<uint64_t> kln, khn, xl, xh;
+    if (use_ntt_) {
+      kln.resize(m_);
+      khn.resize(m_);
+      xl.resize(m_);
+      xh.resize(m_);
+      for (size_t i = 0; i < m_; ++i) {
+        kln[i] = Ntt64::from_signed(kl[i]);
+        khn[i] = Ntt64::from_signed(kh[i]);
+      }
+      ntt.forward(kln.data(), m_);
+      ntt.forward(khn.data(), m_);
+    }
     for (ZPoly* pr : {&F, &G}) {
       const SignMag& src = pr == &F ? fsm_ : gsm_;
       const size_t wc = src.w;
       std::vector<__int128> col(m_ * wc);
       for (size_t t = 0; t < wc; ++t) {
-        const int64_t* pl = src.small.data() + t * m_;  // limb t of each f_j, signed
-        std::fill(lo.begin(), lo.end(), 0);
-        std::fill(hi.begin(), hi.end(), 0);
-        conv2_small(lo.data(), hi.data(), kl.data(), kh.data(), pl, m_);
+        if (use_ntt_) {  // the planes' transforms are kept, k's made once a round
+          const uint64_t* pl = (pr == &F ? fplane_ : gplane_).data() + t * m_;
+          for (size_t i = 0; i < m_; ++i) {
+            xl[i] = Ntt64::mul(kln[i], pl[i]);
+            xh[i] = Ntt64::mul(khn[i], pl[i]);
+          }
+          ntt.inverse(xl.data(), m_);
+          ntt.inverse(xh.data(), m_);
+          for (size_t i = 0; i < m_; ++i) {
+            lo[i] = Ntt64::to_signed(xl[i]);
+            hi[i] = Ntt64::to_signed(xh[i]);
+          }
+        } else {
+          const int64_t* pl = src.small.data() + t * m_;  // limb t of each f_j, signed
+          std::fill(lo.begin(), lo.end(), 0);
+          std::fill(hi.begin(), hi.end(), 0);
+          conv2_small(lo.data(), hi.data(), kl.data(), kh.data(), pl, m_);
+        }
         for (size_t i = 0; i < m_; ++i) col[i * wc + t] = lo[i] + (static_cast<__int128>(hi[i]) << 16);
       }
       for (size_t i = 0; i < m_; ++i) {
@@ -467,6 +621,7 @@ class Babai {
       wipe(col.data(), col.size() * sizeof(__int128));
     }
     for (auto* v : {&kl, &kh, &lo, &hi}) wipe_small(*v);
+    for (auto* v : {&kln, &khn, &xl, &xh}) wipe(v->data(), v->size() * sizeof(uint64_t));
   }
 
  private:
@@ -484,6 +639,8 @@ class Babai {
   ZPoly T_;
   SignMag fsm_, gsm_;
   bool small_ = false;
+  bool use_ntt_ = false;
+  std::vector<uint64_t> fplane_, gplane_;  // the limb planes' transforms
 };
 
 // The round-3 reference's length bounds for NTRUSolve by depth (tables of
@@ -582,8 +739,8 @@ bool numerator_fits(const ZPoly& F, const ZPoly& G, const ZPoly& f, const ZPoly&
       fa[i] = i == 0 ? small_val(f, 0) : -small_val(f, m - i);
       ga[i] = i == 0 ? small_val(g, 0) : -small_val(g, m - i);
     }
-    conv_small(acc.data(), Fv.data(), m, 1, fa.data(), m);
-    conv_small(acc.data(), Gv.data(), m, 1, ga.data(), m);
+    conv_exact(acc.data(), Fv.data(), m, 1, fa.data(), m);
+    conv_exact(acc.data(), Gv.data(), m, 1, ga.data(), m);
     bool ok = true;
     for (size_t k = 0; k < m; ++k) ok &= acc[k] <= HALF_P && acc[k] >= -HALF_P;
     for (auto* v : {&Fv, &Gv, &fa, &ga, &acc}) wipe_small(*v);
