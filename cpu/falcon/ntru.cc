@@ -778,19 +778,23 @@ bool xgcd(Limb* u_out, Limb* v_out, const Limb* a32, const Limb* b32, size_t w) 
   D[0] = 1;
   size_t len = n;  // u and v are zero from word len up
   auto add = [](W* x, const W* y, size_t k) {
-    unsigned char c = 0;
+    bool c = false;
     for (size_t i = 0; i < k; ++i) {
-      const unsigned __int128 s = static_cast<unsigned __int128>(x[i]) + y[i] + c;
-      x[i] = static_cast<W>(s);
-      c = static_cast<unsigned char>(s >> 64);
+      W s1, s2;
+      const bool c1 = __builtin_add_overflow(x[i], y[i], &s1);
+      const bool c2 = __builtin_add_overflow(s1, W{c}, &s2);
+      x[i] = s2;
+      c = c1 | c2;
     }
   };
   auto sub = [](W* x, const W* y, size_t k) {  // returns the borrow out
-    W br = 0;
+    bool br = false;
     for (size_t i = 0; i < k; ++i) {
-      const unsigned __int128 d = static_cast<unsigned __int128>(x[i]) - y[i] - br;
-      x[i] = static_cast<W>(d);
-      br = static_cast<W>(d >> 64) & 1;
+      W d1, d2;
+      const bool b1 = __builtin_sub_overflow(x[i], y[i], &d1);
+      const bool b2 = __builtin_sub_overflow(d1, W{br}, &d2);
+      x[i] = d2;
+      br = b1 | b2;
     }
     return br;
   };
@@ -823,7 +827,7 @@ bool xgcd(Limb* u_out, Limb* v_out, const Limb* a32, const Limb* b32, size_t w) 
     halve_pair(u.data(), A.data(), B.data());
     halve_pair(v.data(), C.data(), D.data());
     std::copy(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(len), t.begin());
-    if (sub(t.data(), v.data(), len) == 0) {  // u >= v
+    if (!sub(t.data(), v.data(), len)) {  // u >= v
       std::copy(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(len), u.begin());
       sub(A.data(), C.data(), n);
       sub(B.data(), D.data(), n);
