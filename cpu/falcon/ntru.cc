@@ -926,13 +926,17 @@ bool ntru_solve(int8_t* Fout, int8_t* Gout, const int8_t* f, const int8_t* g, un
     Fi[i] = Fv;
     Gi[i] = Gv;
   }
-  std::vector<int32_t> r(n, 0);
-  for (size_t i = 0; i < n; ++i) {  // the wrap split out: loops the compiler vectorises
-    const int32_t fi = f[i], gi = g[i];
-    for (size_t j = 0; j < n - i; ++j) r[i + j] += fi * Gi[j] - gi * Fi[j];
-    for (size_t j = n - i; j < n; ++j) r[i + j - n] -= fi * Gi[j] - gi * Fi[j];
+  // f G - g F, by NTT: the sums stay far below 2^62.
+  std::vector<int64_t> fv(n), gv(n), Fv(n), Gv(n), r(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    fv[i] = f[i];
+    gv[i] = -g[i];
+    Fv[i] = Fi[i];
+    Gv[i] = Gi[i];
   }
-  bool ok = r[0] == static_cast<int32_t>(Q);
+  conv_exact(r.data(), fv.data(), n, 1, Gv.data(), n);
+  conv_exact(r.data(), gv.data(), n, 1, Fv.data(), n);
+  bool ok = r[0] == static_cast<int64_t>(Q);
   for (size_t i = 1; i < n; ++i) ok &= r[i] == 0;
   if (ok)
     for (size_t i = 0; i < n; ++i) {
@@ -941,7 +945,7 @@ bool ntru_solve(int8_t* Fout, int8_t* Gout, const int8_t* f, const int8_t* g, un
     }
   wipe(Fi.data(), n * sizeof(int32_t));
   wipe(Gi.data(), n * sizeof(int32_t));
-  wipe(r.data(), n * sizeof(int32_t));
+  for (auto* v : {&fv, &gv, &Fv, &Gv, &r}) wipe_small(*v);
   return ok;
 }
 
