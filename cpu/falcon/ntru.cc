@@ -1,10 +1,16 @@
 // ntru.cc - NTRUSolve (specification section 3.8.2, Algorithms 6 and 7): F, G
 // with f G - g F = q, by field norms down to integers, an extended GCD, and
-// lifting back up with Babai reduction at each level. Exact big-integer
-// arithmetic in fixed widths per level (two's complement, 32-bit limbs);
-// the reductions use binary64 approximations. Not constant time: big-number
-// lengths, the GCD's steps and the number of reduction rounds depend on f, g
-// (see docs/FALCON.md).
+// lifting back up with Babai reduction at each level. Values are kept as
+// exact big integers in fixed widths per level (two's complement, 32-bit
+// limbs); the products work on the values' own lengths: as int64
+// convolutions, by NTT modulo one 63-bit prime, where the sums stay below
+// 2^62 (the shallow depths, and Babai's k (f, g) by 16-bit halves of k
+// against 32-bit limb planes), else schoolbook on signs and magnitudes with
+// deferred carries. The reductions use binary64 approximations. Not
+// constant time: big-number lengths, the GCD's steps and the number of
+// reduction rounds depend on f, g (see docs/FALCON.md); the products
+// themselves (NTT, convolutions, sign handling) have no secret-dependent
+// branches or indices.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
