@@ -3,35 +3,21 @@
  * the simulated device, across the CPU and the device paths), tampered
  * signatures rejected, and each error code. ctest runs it on the CPU and on
  * the simulated device with corrupt-output faults: 0 wrong results. */
-#include "mldsa_accel/batch.h"
+#include "batch_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int failures = 0;
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                     \
-    }                                                                 \
-  } while (0)
-
-enum { N = 600, KEYS = 3, PK = 1312, SK = 2560, SIG = 2420 }; /* ML-DSA-44 */
+enum { N = 600 };
 
 static uint8_t pks[KEYS][PK], sks[KEYS][SK], seeds[KEYS][32];
 static uint8_t msgs[N][40], sigs[N][SIG], again[N][SIG];
 
 int main(void) {
-  int st = 0;
-  char why[256] = "";
-  mldsa_accel_batch* ctx = mldsa_accel_batch_new(&st, why, sizeof why);
-  if (ctx == NULL) {
-    fprintf(stderr, "mldsa_accel_batch_new: %s (%s)\n", mldsa_accel_status_string(st), why);
-    return 1;
-  }
+  mldsa_accel_batch* ctx = new_context();
+  if (ctx == NULL) return 1;
 
   /* Keygen from seeds. */
   mldsa_accel_keygen_item kg[KEYS];
@@ -124,6 +110,5 @@ int main(void) {
   }
   mldsa_accel_key_free(from_sk);
   mldsa_accel_batch_free(ctx);
-  if (failures) fprintf(stderr, "%d checks failed\n", failures);
-  return failures ? 1 : 0;
+  return finish();
 }
