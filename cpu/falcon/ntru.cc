@@ -336,12 +336,20 @@ class Ntt64 {
   }
   Ntt64() {
     const uint64_t R = static_cast<uint64_t>((static_cast<unsigned __int128>(1) << 64) % P);
+    // psi^j and psi^-j (psi^-1 = psi^2047) for j < 1024, then bit-reversed:
+    // zeta_[k] = psi^brv(k) serves every m <= 1024.
+    std::vector<uint64_t> pw(1024), ipw(1024);
+    const uint64_t ipsi = powmod(PSI, 2047);
+    pw[0] = ipw[0] = 1;
+    for (unsigned j = 1; j < 1024; ++j) {
+      pw[j] = mulmod(pw[j - 1], PSI);
+      ipw[j] = mulmod(ipw[j - 1], ipsi);
+    }
     for (unsigned k = 0; k < 1024; ++k) {
-      unsigned r = 0;  // k bit-reversed on 10 bits: zeta_[k] serves every m <= 1024
+      unsigned r = 0;  // k bit-reversed on 10 bits
       for (unsigned b = 0; b < 10; ++b) r |= ((k >> b) & 1) << (9 - b);
-      const uint64_t z = powmod(PSI, r);
-      zeta_[k] = mulmod(z, R);
-      izeta_[k] = mulmod(powmod(z, P - 2), R);
+      zeta_[k] = mulmod(pw[r], R);
+      izeta_[k] = mulmod(ipw[r], R);
     }
     // scale_[l] = R^2 / 2^l: one mul() by it multiplies by R / 2^l.
     const uint64_t R2 = mulmod(R, R);
