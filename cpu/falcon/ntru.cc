@@ -23,6 +23,13 @@ namespace {
 
 using Limb = uint32_t;
 
+// Wipes a vector's elements; an empty one has no storage to wipe (and may
+// have a null data()).
+template <class T>
+void wipe_vec(std::vector<T>& v) {
+  if (!v.empty()) wipe(v.data(), v.size() * sizeof(T));
+}
+
 // A polynomial of m big integers of w limbs each.
 struct ZPoly {
   size_t m, w;
@@ -30,7 +37,7 @@ struct ZPoly {
   ZPoly(size_t m_, size_t w_) : m(m_), w(w_), d(m_ * w_, 0) {}
   ZPoly(const ZPoly&) = default;
   ZPoly& operator=(const ZPoly&) = default;
-  ~ZPoly() { wipe(d.data(), d.size() * sizeof(Limb)); }
+  ~ZPoly() { wipe_vec(d); }
   Limb* c(size_t i) { return d.data() + i * w; }
   const Limb* c(size_t i) const { return d.data() + i * w; }
 };
@@ -49,24 +56,6 @@ ZPoly resized(const ZPoly& a, size_t w) {
   return r;
 }
 
-void zadd(Limb* x, const Limb* y, size_t w) {
-  uint64_t c = 0;
-  for (size_t i = 0; i < w; ++i) {
-    c += uint64_t{x[i]} + y[i];
-    x[i] = static_cast<Limb>(c);
-    c >>= 32;
-  }
-}
-
-void zsub(Limb* x, const Limb* y, size_t w) {
-  uint64_t b = 0;
-  for (size_t i = 0; i < w; ++i) {
-    const uint64_t t = uint64_t{x[i]} - y[i] - b;
-    x[i] = static_cast<Limb>(t);
-    b = t >> 63;
-  }
-}
-
 void zneg(Limb* x, size_t w) {
   uint64_t c = 1;
   for (size_t i = 0; i < w; ++i) {
@@ -74,12 +63,6 @@ void zneg(Limb* x, size_t w) {
     x[i] = static_cast<Limb>(c);
     c >>= 32;
   }
-}
-
-bool zis_zero(const Limb* x, size_t w) {
-  Limb r = 0;
-  for (size_t i = 0; i < w; ++i) r |= x[i];
-  return r == 0;
 }
 
 // acc += a * k, mod 2^(32 w).
@@ -145,9 +128,9 @@ struct SignMag {
   std::vector<Limb> neg;  // all-ones for a negative coefficient
   std::vector<int64_t> small;  // the values themselves, where they are short
   ~SignMag() {
-    wipe(small.data(), small.size() * sizeof(int64_t));
-    wipe(mag.data(), mag.size() * sizeof(Limb));
-    wipe(neg.data(), neg.size() * sizeof(Limb));
+    wipe_vec(small);
+    wipe_vec(mag);
+    wipe_vec(neg);
   }
   const Limb* c(size_t i) const { return mag.data() + i * w; }
 };
@@ -181,7 +164,7 @@ void to_signmag(SignMag& r, const ZPoly& a, size_t start, size_t step, size_t m)
 class Columns {
  public:
   Columns(size_t m, size_t wc) : m_(m), wc_(wc), col_(m * wc, 0) {}
-  ~Columns() { wipe(col_.data(), col_.size() * sizeof(__int128)); }
+  ~Columns() { wipe_vec(col_); }
   // Coefficient k += a * b, or -= where neg is all-ones.
   void mac(size_t k, const Limb* a, size_t wa, const Limb* b, size_t wb, Limb neg) {
     __int128* c = col_.data() + k * wc_;
@@ -376,8 +359,8 @@ void conv_exact(int64_t* acc, const int64_t* a, size_t na, size_t stride, const 
   for (size_t j = 0; j < m; ++j) x[j] = Ntt64::mul(x[j], y[j]);
   t.inverse(x.data(), m);
   for (size_t j = 0; j < m; ++j) acc[j] += Ntt64::to_signed(x[j]);
-  wipe(x.data(), m * sizeof(uint64_t));
-  wipe(y.data(), m * sizeof(uint64_t));
+  wipe_vec(x);
+  wipe_vec(y);
 }
 
 ZPoly from_small(const std::vector<int64_t>& v, size_t w) {
@@ -390,7 +373,7 @@ ZPoly from_small(const std::vector<int64_t>& v, size_t w) {
   return r;
 }
 
-void wipe_small(std::vector<int64_t>& v) { wipe(v.data(), v.size() * sizeof(int64_t)); }
+void wipe_small(std::vector<int64_t>& v) { wipe_vec(v); }
 
 // N(f) = f0^2 - x f1^2 mod x^(m/2) + 1, for f = f0(x^2) + x f1(x^2), in width w.
 ZPoly field_norm(const ZPoly& f, size_t w) {
@@ -533,7 +516,7 @@ class Babai {
   }
   ~Babai() {
     for (auto* v : {&fa_, &ga_, &den_, &qa_, &qb_}) wipe(v->data(), m_ * sizeof(double));
-    for (auto* v : {&fplane_, &gplane_}) wipe(v->data(), v->size() * sizeof(uint64_t));
+    for (auto* v : {&fplane_, &gplane_}) wipe_vec(*v);
   }
 
   // The quotient, scaled by 2^-s: m values.
@@ -632,10 +615,10 @@ class Babai {
         }
         zsub_shifted(pr->c(i), pr->w, T_.c(i), w, static_cast<size_t>(s));
       }
-      wipe(col.data(), col.size() * sizeof(__int128));
+      wipe_vec(col);
     }
     for (auto* v : {&kl, &kh, &lo, &hi}) wipe_small(*v);
-    for (auto* v : {&kln, &khn, &xl, &xh}) wipe(v->data(), v->size() * sizeof(uint64_t));
+    for (auto* v : {&kln, &khn, &xl, &xh}) wipe_vec(*v);
   }
 
  private:
