@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
 
 namespace falcon {
 namespace {
@@ -75,7 +76,7 @@ void fft(double* f, unsigned logn) {
     f[k] = a[k].re;
     f[k + hn] = a[k].im;
   }
-  wipe(a, sizeof a);
+  wipe(a, n * sizeof a[0]);
 }
 
 void ifft(double* f, unsigned logn) {
@@ -90,9 +91,10 @@ void ifft(double* f, unsigned logn) {
   dft(a, logn, true);
   const double inv_n = 1.0 / static_cast<double>(n);
   for (size_t j = 0; j < n; ++j) f[j] = cmul(a[j], conj(w[j * scale])).re * inv_n;
-  wipe(a, sizeof a);
+  wipe(a, n * sizeof a[0]);
 }
 
+namespace portable {
 void split_fft(double* f0, double* f1, const double* f, unsigned logn) {
   const size_t n = size_t{1} << logn, hn = n / 2, qn = n / 4;
   if (logn == 1) {
@@ -112,7 +114,9 @@ void split_fft(double* f0, double* f1, const double* f, unsigned logn) {
     f1[j + qn] = d.im * 0.5;
   }
 }
+}  // namespace portable
 
+namespace portable {
 void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) {
   const size_t n = size_t{1} << logn, hn = n / 2, qn = n / 4;
   if (logn == 1) {
@@ -132,6 +136,16 @@ void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) {
     f[hn - 1 - j + hn] = -y.im;
   }
 }
+}  // namespace portable
+
+const double* fft_root(size_t k) { return &roots().w[k].re; }
+
+void split_fft(double* f0, double* f1, const double* f, unsigned logn) { kernels().split_fft(f0, f1, f, logn); }
+void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) { kernels().merge_fft(f, f0, f1, logn); }
+void poly_mul_fft(double* a, const double* b, unsigned logn) { kernels().poly_mul_fft(a, b, logn); }
+void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn) {
+  kernels().poly_ldl_fft(g00, g01, g11, logn);
+}
 
 void poly_add(double* a, const double* b, unsigned logn) {
   for (size_t i = 0, n = size_t{1} << logn; i < n; ++i) a[i] += b[i];
@@ -146,6 +160,7 @@ void poly_mulconst(double* a, double c, unsigned logn) {
   for (size_t i = 0, n = size_t{1} << logn; i < n; ++i) a[i] *= c;
 }
 
+namespace portable {
 void poly_mul_fft(double* a, const double* b, unsigned logn) {
   const size_t hn = (size_t{1} << logn) / 2;
   for (size_t k = 0; k < hn; ++k) {
@@ -154,6 +169,7 @@ void poly_mul_fft(double* a, const double* b, unsigned logn) {
     a[k + hn] = r.im;
   }
 }
+}  // namespace portable
 void poly_muladj_fft(double* a, const double* b, unsigned logn) {
   const size_t hn = (size_t{1} << logn) / 2;
   for (size_t k = 0; k < hn; ++k) {
@@ -170,6 +186,7 @@ void poly_mulselfadj_fft(double* a, unsigned logn) {
   }
 }
 
+namespace portable {
 void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn) {
   const size_t hn = (size_t{1} << logn) / 2;
   for (size_t k = 0; k < hn; ++k) {
@@ -184,6 +201,7 @@ void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn) {
     g11[k + hn] = e.im;
   }
 }
+}  // namespace portable
 
 int64_t fpr_rint(double x) {
   // |x| < 2^51: adding 1.5 * 2^52 leaves an ulp of 1, so the addition

@@ -34,6 +34,9 @@ void poly_mulselfadj_fft(double* a, unsigned logn);               // a = a adj(a
 // g11 <- d11 = g11 - |g01|^2 / g00 (g00 is d00 already).
 void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn);
 
+// exp(i pi k / MAX_N) for k < 2 MAX_N, as {re, im}: the roots the transforms use.
+const double* fft_root(size_t k);
+
 // Round half to even, floor, truncation of doubles, without branches.
 int64_t fpr_rint(double x);
 int64_t fpr_floor(double x);

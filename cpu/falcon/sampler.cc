@@ -1,10 +1,12 @@
 // sampler.cc - Falcon's integer Gaussian sampler (specification section 3.9.3,
 // SamplerZ, BaseSampler, BerExp, ApproxExp) and the ChaCha20-based PRNG the
 // round-3 reference draws its bits from (its byte order is part of the KATs).
+#include <bit>
 #include <cstring>
 
 #include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
 
 namespace falcon {
 namespace {
@@ -109,13 +111,14 @@ void Prng::init(mldsa::Keccak& src) {
   refill();
 }
 
-void Prng::refill() {
+namespace portable {
+void chacha8(uint8_t out[512], const uint32_t key[12], uint64_t counter) {
   // Eight ChaCha20 blocks with counters counter .. counter+7; the output is
   // interleaved: word v of block u is 32-bit word u + 8 v of the buffer.
   for (unsigned u = 0; u < 8; ++u) {
     uint32_t s[16];
     std::memcpy(s, SIGMA_WORDS, sizeof SIGMA_WORDS);
-    std::memcpy(s + 4, key, sizeof key);
+    std::memcpy(s + 4, key, 12 * sizeof key[0]);
     s[14] ^= static_cast<uint32_t>(counter);
     s[15] ^= static_cast<uint32_t>(counter >> 32);
     for (int i = 0; i < 10; ++i) {
@@ -128,16 +131,23 @@ void Prng::refill() {
     s[15] += key[11] ^ static_cast<uint32_t>(counter >> 32);
     ++counter;
     for (unsigned v = 0; v < 16; ++v)
-      for (unsigned b = 0; b < 4; ++b) buf[(u << 2) + (v << 5) + b] = static_cast<uint8_t>(s[v] >> (8 * b));
+      for (unsigned b = 0; b < 4; ++b) out[(u << 2) + (v << 5) + b] = static_cast<uint8_t>(s[v] >> (8 * b));
     falcon::wipe(s, sizeof s);
   }
+}
+}  // namespace portable
+
+void Prng::refill() {
+  kernels().chacha8(buf, key, counter);
+  counter += 8;
   ptr = 0;
 }
 
 uint64_t Prng::u64() {
   if (ptr >= sizeof buf - 9) refill();
-  uint64_t r = 0;
-  for (int b = 7; b >= 0; --b) r = (r << 8) | buf[ptr + b];
+  uint64_t r;  // little-endian
+  std::memcpy(&r, buf + ptr, sizeof r);
+  if constexpr (std::endian::native == std::endian::big) r = __builtin_bswap64(r);
   ptr += 8;
   return r;
 }

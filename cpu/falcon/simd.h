@@ -1,0 +1,40 @@
+// simd.h - the Falcon kernels that have vector versions, and the choice
+// between them. The vector versions give bit-identical results: the same
+// IEEE-754 operations in the same order on each element (no FMA), the same
+// bytes from the PRNG. Falcon follows the ML-DSA core's backend (cpu/backend.h):
+// its AVX2 kernels run where that backend is avx2 or avx512, the portable
+// ones under "ref" (so select_backend("ref") / MLDSA_ACCEL_CPU=ref force them).
+#pragma once
+
+#include <cstdint>
+
+namespace falcon {
+
+struct Kernels {
+  const char* name;  // "portable" or "avx2"
+  // Eight ChaCha20 blocks of the signing PRNG (Prng::refill's layout).
+  void (*chacha8)(uint8_t out[512], const uint32_t key[12], uint64_t counter);
+  // Pointwise operations on FFT-form polynomials (internal.h), logn >= 1.
+  void (*split_fft)(double* f0, double* f1, const double* f, unsigned logn);
+  void (*merge_fft)(double* f, const double* f0, const double* f1, unsigned logn);
+  void (*poly_ldl_fft)(const double* g00, double* g01, double* g11, unsigned logn);
+  void (*poly_mul_fft)(double* a, const double* b, unsigned logn);
+};
+
+// The kernels for the backend now in use.
+const Kernels& kernels();
+
+extern const Kernels kPortableKernels;
+// The portable kernels (fft.cc, sampler.cc), which the table above lists.
+namespace portable {
+void chacha8(uint8_t out[512], const uint32_t key[12], uint64_t counter);
+void split_fft(double* f0, double* f1, const double* f, unsigned logn);
+void merge_fft(double* f, const double* f0, const double* f1, unsigned logn);
+void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn);
+void poly_mul_fft(double* a, const double* b, unsigned logn);
+}  // namespace portable
+#if defined(__x86_64__)
+extern const Kernels kAvx2Kernels;
+#endif
+
+}  // namespace falcon

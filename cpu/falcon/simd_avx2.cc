@@ -1,0 +1,168 @@
+// simd_avx2.cc - Falcon's AVX2 kernels (simd.h), built with -mavx2 only for
+// this file. Each is the portable kernel four doubles (or eight ChaCha blocks)
+// at a time: the same IEEE-754 operations on each element in the same order,
+// negations as sign flips (exact, as unary minus), no FMA; so the results
+// are bit-identical (the KAT tests run both).
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
+
+namespace falcon {
+namespace {
+
+// ---- ChaCha20, eight blocks in the eight 32-bit lanes: lane u is block
+// counter + u, and vector v (word v of every block) is exactly the 32 bytes
+// the interleaved buffer holds at 32 v.
+inline __m256i rotl(__m256i x, int c) { return _mm256_or_si256(_mm256_slli_epi32(x, c), _mm256_srli_epi32(x, 32 - c)); }
+inline __m256i rotl16(__m256i x) {
+  const __m256i m = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10,
+                                     11, 8, 9, 14, 15, 12, 13);
+  return _mm256_shuffle_epi8(x, m);
+}
+inline __m256i rotl8(__m256i x) {
+  const __m256i m = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11,
+                                     8, 9, 10, 15, 12, 13, 14);
+  return _mm256_shuffle_epi8(x, m);
+}
+inline void qround(__m256i& a, __m256i& b, __m256i& c, __m256i& d) {
+  a = _mm256_add_epi32(a, b); d = rotl16(_mm256_xor_si256(d, a));
+  c = _mm256_add_epi32(c, d); b = rotl(_mm256_xor_si256(b, c), 12);
+  a = _mm256_add_epi32(a, b); d = rotl8(_mm256_xor_si256(d, a));
+  c = _mm256_add_epi32(c, d); b = rotl(_mm256_xor_si256(b, c), 7);
+}
+
+void chacha8_avx2(uint8_t out[512], const uint32_t key[12], uint64_t counter) {
+  static constexpr uint32_t SIGMA_WORDS[4] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
+  alignas(32) uint32_t lo[8], hi[8];
+  for (unsigned u = 0; u < 8; ++u) {
+    lo[u] = key[10] ^ static_cast<uint32_t>(counter + u);
+    hi[u] = key[11] ^ static_cast<uint32_t>((counter + u) >> 32);
+  }
+  __m256i init[16], s[16];
+  for (int v = 0; v < 4; ++v) init[v] = _mm256_set1_epi32(static_cast<int>(SIGMA_WORDS[v]));
+  for (int v = 4; v < 14; ++v) init[v] = _mm256_set1_epi32(static_cast<int>(key[v - 4]));
+  init[14] = _mm256_load_si256(reinterpret_cast<const __m256i*>(lo));
+  init[15] = _mm256_load_si256(reinterpret_cast<const __m256i*>(hi));
+  for (int v = 0; v < 16; ++v) s[v] = init[v];
+  for (int i = 0; i < 10; ++i) {
+    qround(s[0], s[4], s[8], s[12]); qround(s[1], s[5], s[9], s[13]);
+    qround(s[2], s[6], s[10], s[14]); qround(s[3], s[7], s[11], s[15]);
+    qround(s[0], s[5], s[10], s[15]); qround(s[1], s[6], s[11], s[12]);
+    qround(s[2], s[7], s[8], s[13]); qround(s[3], s[4], s[9], s[14]);
+  }
+  for (int v = 0; v < 16; ++v)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32 * v), _mm256_add_epi32(s[v], init[v]));
+  // The state is the key stream's secret: clear the copies on the stack.
+  for (int v = 0; v < 16; ++v) s[v] = init[v] = _mm256_setzero_si256();
+  __asm__ __volatile__("" : : "r"(s), "r"(init) : "memory");
+  wipe(lo, sizeof lo);
+  wipe(hi, sizeof hi);
+}
+
+// ---- FFT-form kernels. Complex values on the split layout: real parts in
+// one vector, imaginary parts in another.
+inline __m256d neg(__m256d x) { return _mm256_xor_pd(x, _mm256_set1_pd(-0.0)); }
+inline __m256d rev(__m256d x) { return _mm256_permute4x64_pd(x, 0x1B); }  // lanes 3, 2, 1, 0
+// (ar + i ai)(br + i bi) as cmul in fft.cc: re = ar br - ai bi, im = ar bi + ai br.
+inline void cmul(__m256d& re, __m256d& im, __m256d ar, __m256d ai, __m256d br, __m256d bi) {
+  re = _mm256_sub_pd(_mm256_mul_pd(ar, br), _mm256_mul_pd(ai, bi));
+  im = _mm256_add_pd(_mm256_mul_pd(ar, bi), _mm256_mul_pd(ai, br));
+}
+
+// The roots split_fft and merge_fft use, w[(2j+1) MAX_N/n] for j < n/4, as
+// separate real and imaginary rows per logn (read from the portable table so
+// that they are the same doubles).
+struct SplitRoots {
+  double re[MAX_LOGN + 1][MAX_N / 4], im[MAX_LOGN + 1][MAX_N / 4];
+  SplitRoots() {
+    for (unsigned logn = 2; logn <= MAX_LOGN; ++logn) {
+      const size_t n = size_t{1} << logn, qn = n / 4, scale = MAX_N / n;
+      for (size_t j = 0; j < qn; ++j) {
+        const double* w = fft_root((2 * j + 1) * scale);
+        re[logn][j] = w[0];
+        im[logn][j] = w[1];
+      }
+    }
+  }
+};
+const SplitRoots& split_roots() {
+  static const SplitRoots r;
+  return r;
+}
+
+void split_fft_avx2(double* f0, double* f1, const double* f, unsigned logn) {
+  if (logn < 4) return portable::split_fft(f0, f1, f, logn);
+  const size_t n = size_t{1} << logn, hn = n / 2, qn = n / 4;
+  const double *wr = split_roots().re[logn], *wi = split_roots().im[logn];
+  const __m256d half = _mm256_set1_pd(0.5);
+  for (size_t j = 0; j < qn; j += 4) {
+    const __m256d ar = _mm256_loadu_pd(f + j), ai = _mm256_loadu_pd(f + j + hn);
+    // f(-zeta_j): entries hn-1-j down to hn-4-j, conjugated.
+    const __m256d br = rev(_mm256_loadu_pd(f + hn - 4 - j));
+    const __m256d bi = neg(rev(_mm256_loadu_pd(f + n - 4 - j)));
+    const __m256d sr = _mm256_add_pd(ar, br), si = _mm256_add_pd(ai, bi);
+    __m256d dr, di;
+    cmul(dr, di, _mm256_sub_pd(ar, br), _mm256_sub_pd(ai, bi), _mm256_loadu_pd(wr + j), neg(_mm256_loadu_pd(wi + j)));
+    _mm256_storeu_pd(f0 + j, _mm256_mul_pd(sr, half));
+    _mm256_storeu_pd(f0 + j + qn, _mm256_mul_pd(si, half));
+    _mm256_storeu_pd(f1 + j, _mm256_mul_pd(dr, half));
+    _mm256_storeu_pd(f1 + j + qn, _mm256_mul_pd(di, half));
+  }
+}
+
+void merge_fft_avx2(double* f, const double* f0, const double* f1, unsigned logn) {
+  if (logn < 4) return portable::merge_fft(f, f0, f1, logn);
+  const size_t n = size_t{1} << logn, hn = n / 2, qn = n / 4;
+  const double *wr = split_roots().re[logn], *wi = split_roots().im[logn];
+  for (size_t j = 0; j < qn; j += 4) {
+    const __m256d ar = _mm256_loadu_pd(f0 + j), ai = _mm256_loadu_pd(f0 + j + qn);
+    __m256d tr, ti;
+    cmul(tr, ti, _mm256_loadu_pd(f1 + j), _mm256_loadu_pd(f1 + j + qn), _mm256_loadu_pd(wr + j),
+         _mm256_loadu_pd(wi + j));
+    _mm256_storeu_pd(f + j, _mm256_add_pd(ar, tr));
+    _mm256_storeu_pd(f + j + hn, _mm256_add_pd(ai, ti));
+    _mm256_storeu_pd(f + hn - 4 - j, rev(_mm256_sub_pd(ar, tr)));
+    _mm256_storeu_pd(f + n - 4 - j, rev(neg(_mm256_sub_pd(ai, ti))));
+  }
+}
+
+void poly_mul_fft_avx2(double* a, const double* b, unsigned logn) {
+  if (logn < 3) return portable::poly_mul_fft(a, b, logn);
+  const size_t hn = (size_t{1} << logn) / 2;
+  for (size_t k = 0; k < hn; k += 4) {
+    __m256d re, im;
+    cmul(re, im, _mm256_loadu_pd(a + k), _mm256_loadu_pd(a + k + hn), _mm256_loadu_pd(b + k),
+         _mm256_loadu_pd(b + k + hn));
+    _mm256_storeu_pd(a + k, re);
+    _mm256_storeu_pd(a + k + hn, im);
+  }
+}
+
+void poly_ldl_fft_avx2(const double* g00, double* g01, double* g11, unsigned logn) {
+  if (logn < 3) return portable::poly_ldl_fft(g00, g01, g11, logn);
+  const size_t hn = (size_t{1} << logn) / 2;
+  const __m256d one = _mm256_set1_pd(1.0);
+  for (size_t k = 0; k < hn; k += 4) {
+    const __m256d dr = _mm256_loadu_pd(g00 + k), di = _mm256_loadu_pd(g00 + k + hn);
+    const __m256d br = _mm256_loadu_pd(g01 + k), bi = _mm256_loadu_pd(g01 + k + hn);
+    const __m256d inv = _mm256_div_pd(one, _mm256_add_pd(_mm256_mul_pd(dr, dr), _mm256_mul_pd(di, di)));
+    __m256d mr, mi;
+    cmul(mr, mi, br, neg(bi), dr, neg(di));  // adj(g01) adj(g00)
+    const __m256d lr = _mm256_mul_pd(mr, inv), li = _mm256_mul_pd(mi, inv);
+    __m256d pr, pi;
+    cmul(pr, pi, lr, li, br, bi);
+    _mm256_storeu_pd(g01 + k, lr);
+    _mm256_storeu_pd(g01 + k + hn, li);
+    _mm256_storeu_pd(g11 + k, _mm256_sub_pd(_mm256_loadu_pd(g11 + k), pr));
+    _mm256_storeu_pd(g11 + k + hn, _mm256_sub_pd(_mm256_loadu_pd(g11 + k + hn), pi));
+  }
+}
+
+}  // namespace
+
+const Kernels kAvx2Kernels = {"avx2", chacha8_avx2, split_fft_avx2, merge_fft_avx2, poly_ldl_fft_avx2, poly_mul_fft_avx2};
+
+}  // namespace falcon
