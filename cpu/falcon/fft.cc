@@ -34,8 +34,13 @@ const Roots& roots() {
   return r;
 }
 
-// In-place DFT of size n = 2^logn: A_k = sum_j a_j exp(sign 2 pi i jk / n).
-void dft(Cx* a, unsigned logn, bool inverse) {
+
+}  // namespace
+
+namespace portable {
+// In-place DFT (interleaved re, im) of size n = 2^logn: A_k = sum_j a_j exp(sign 2 pi i jk / n).
+void dft(double* ad, unsigned logn, bool inverse) {
+  Cx* a = reinterpret_cast<Cx*>(ad);
   const size_t n = size_t{1} << logn;
   for (size_t i = 1, j = 0; i < n; ++i) {  // bit reversal (public indices)
     size_t bit = n >> 1;
@@ -62,8 +67,7 @@ void dft(Cx* a, unsigned logn, bool inverse) {
     }
   }
 }
-
-}  // namespace
+}  // namespace portable
 
 void fft(double* f, unsigned logn) {
   if (logn == 0) return;
@@ -71,7 +75,7 @@ void fft(double* f, unsigned logn) {
   const Cx* w = roots().w;
   Cx a[MAX_N];
   for (size_t j = 0; j < n; ++j) a[j] = {f[j] * w[j * scale].re, f[j] * w[j * scale].im};
-  dft(a, logn, false);
+  kernels().dft(&a[0].re, logn, false);
   for (size_t k = 0; k < hn; ++k) {
     f[k] = a[k].re;
     f[k + hn] = a[k].im;
@@ -88,7 +92,7 @@ void ifft(double* f, unsigned logn) {
     a[k] = {f[k], f[k + hn]};
     a[n - 1 - k] = {f[k], -f[k + hn]};
   }
-  dft(a, logn, true);
+  kernels().dft(&a[0].re, logn, true);
   const double inv_n = 1.0 / static_cast<double>(n);
   for (size_t j = 0; j < n; ++j) f[j] = cmul(a[j], conj(w[j * scale])).re * inv_n;
   wipe(a, n * sizeof a[0]);

@@ -27,13 +27,15 @@ inline uint32_t le32(const uint8_t* p) {
 // The reverse cumulative distribution of the base half-Gaussian (sigma_0 =
 // 1.8205), 72-bit values as three 24-bit words, high word first
 // (specification, table RCDT).
-constexpr uint32_t RCDT[18][3] = {
+}  // namespace
+extern const uint32_t RCDT[18][3] = {
     {10745844u, 3068844u, 3741698u}, {5559083u, 1580863u, 8248194u}, {2260429u, 13669192u, 2736639u},
     {708981u, 4421575u, 10046180u},  {169348u, 7122675u, 4136815u},  {30538u, 13063405u, 7650655u},
     {4132u, 14505003u, 7826148u},    {417u, 16768101u, 11363290u},   {31u, 8444042u, 8086568u},
     {1u, 12844466u, 265321u},        {0u, 1232676u, 13644283u},      {0u, 38047u, 9111839u},
     {0u, 870u, 6138264u},            {0u, 14u, 12545723u},           {0u, 0u, 3104126u},
     {0u, 0u, 28824u},                {0u, 0u, 198u},                 {0u, 0u, 1u}};
+namespace {
 
 // ApproxExp's polynomial (specification, table C), 2^63-scaled.
 constexpr uint64_t EXP_C[13] = {
@@ -67,14 +69,7 @@ int base_sampler(Prng& p) {
   const uint32_t v0 = static_cast<uint32_t>(lo) & 0xFFFFFF;
   const uint32_t v1 = static_cast<uint32_t>(lo >> 24) & 0xFFFFFF;
   const uint32_t v2 = static_cast<uint32_t>(lo >> 48) | (hi << 16);
-  int z = 0;
-  for (const auto& w : RCDT) {
-    uint32_t cc = (v0 - w[2]) >> 31;
-    cc = (v1 - w[1] - cc) >> 31;
-    cc = (v2 - w[0] - cc) >> 31;
-    z += static_cast<int>(cc);
-  }
-  return z;
+  return kernels().rcdt_count(v0, v1, v2);
 }
 
 // A bit that is 1 with probability ccs * exp(-x), x >= 0. The bytes are
@@ -112,6 +107,17 @@ void Prng::init(mldsa::Keccak& src) {
 }
 
 namespace portable {
+int rcdt_count(uint32_t v0, uint32_t v1, uint32_t v2) {
+  int z = 0;
+  for (const auto& w : RCDT) {
+    uint32_t cc = (v0 - w[2]) >> 31;
+    cc = (v1 - w[1] - cc) >> 31;
+    cc = (v2 - w[0] - cc) >> 31;
+    z += static_cast<int>(cc);
+  }
+  return z;
+}
+
 void chacha8(uint8_t out[512], const uint32_t key[12], uint64_t counter) {
   // Eight ChaCha20 blocks with counters counter .. counter+7; the output is
   // interleaved: word v of block u is 32-bit word u + 8 v of the buffer.

@@ -2,15 +2,13 @@
 // ML-DSA core's backend in use is avx2 or avx512, else the portable ones.
 #include "cpu/falcon/simd.h"
 
-#include <string_view>
-
 #include "cpu/mldsa.h"
 
 namespace falcon {
 
 const Kernels kPortableKernels = {
-    "portable", portable::chacha8, portable::split_fft, portable::merge_fft, portable::poly_ldl_fft,
-    portable::poly_mul_fft,
+    "portable", portable::chacha8, portable::dft, portable::split_fft, portable::merge_fft, portable::poly_ldl_fft,
+    portable::poly_mul_fft, portable::rcdt_count,
 };
 
 const Kernels& kernels() {
@@ -18,8 +16,9 @@ const Kernels& kernels() {
   // The backend's name, not CPUID: the backend is chosen once from CPUID
   // (or by the cpu_backend setting), and a test that selects "ref" gets the
   // portable Falcon too.
-  const std::string_view b = mldsa::backend_name();
-  if (b == "avx2" || b == "avx512") return kAvx2Kernels;
+  // (Called per kernel: a prefix test, as the names are ref, avx2, avx512.)
+  const char* b = mldsa::backend_name();
+  if (b[0] == 'a' && b[1] == 'v' && b[2] == 'x') return kAvx2Kernels;
 #endif
   return kPortableKernels;
 }

@@ -72,6 +72,58 @@ inline void cmul(__m256d& re, __m256d& im, __m256d ar, __m256d ai, __m256d br, _
   im = _mm256_add_pd(_mm256_mul_pd(ar, bi), _mm256_mul_pd(ai, br));
 }
 
+// The DFT of fft.cc, two complex values per vector ([re, im, re, im]); the
+// product v tw as cmul's re = vr tr - vi ti and im = vi tr + vr ti (IEEE
+// addition commutes, so this is cmul's vr ti + vi tr exactly).
+inline __m256d cmul2(__m256d v, __m256d tw) {
+  const __m256d tr = _mm256_movedup_pd(tw), ti = _mm256_permute_pd(tw, 0xF);
+  return _mm256_addsub_pd(_mm256_mul_pd(v, tr), _mm256_mul_pd(_mm256_permute_pd(v, 0x5), ti));
+}
+inline __m128d cmul1(__m128d v, __m128d tw) {
+  const __m128d tr = _mm_movedup_pd(tw), ti = _mm_permute_pd(tw, 0x3);
+  return _mm_addsub_pd(_mm_mul_pd(v, tr), _mm_mul_pd(_mm_permute_pd(v, 0x1), ti));
+}
+
+void dft_avx2(double* a, unsigned logn, bool inverse) {
+  if (logn < 2) return portable::dft(a, logn, inverse);
+  const size_t n = size_t{1} << logn;
+  for (size_t i = 1, j = 0; i < n; ++i) {  // bit reversal (public indices)
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      const __m128d t = _mm_loadu_pd(a + 2 * i);
+      _mm_storeu_pd(a + 2 * i, _mm_loadu_pd(a + 2 * j));
+      _mm_storeu_pd(a + 2 * j, t);
+    }
+  }
+  const double* w = fft_root(0);
+  // conj as a sign flip of the imaginary parts (exact, as conj in fft.cc).
+  const __m128d cj1 = inverse ? _mm_set_pd(-0.0, 0.0) : _mm_setzero_pd();
+  const __m256d cj2 = _mm256_set_m128d(cj1, cj1);
+  {  // len = 2: one twiddle, w[0]
+    const __m128d tw = _mm_xor_pd(_mm_loadu_pd(w), cj1);
+    for (size_t s = 0; s < n; s += 2) {
+      const __m128d u = _mm_loadu_pd(a + 2 * s), v = cmul1(_mm_loadu_pd(a + 2 * s + 2), tw);
+      _mm_storeu_pd(a + 2 * s, _mm_add_pd(u, v));
+      _mm_storeu_pd(a + 2 * s + 2, _mm_sub_pd(u, v));
+    }
+  }
+  for (size_t len = 4; len <= n; len <<= 1) {
+    const size_t step = 2 * MAX_N / len, half = len / 2;
+    for (size_t s = 0; s < n; s += len)
+      for (size_t k = 0; k < half; k += 2) {
+        const __m256d tw = _mm256_xor_pd(
+            _mm256_set_m128d(_mm_loadu_pd(w + 2 * (k + 1) * step), _mm_loadu_pd(w + 2 * k * step)), cj2);
+        double* p = a + 2 * (s + k);
+        double* q = p + 2 * half;
+        const __m256d u = _mm256_loadu_pd(p), v = cmul2(_mm256_loadu_pd(q), tw);
+        _mm256_storeu_pd(p, _mm256_add_pd(u, v));
+        _mm256_storeu_pd(q, _mm256_sub_pd(u, v));
+      }
+  }
+}
+
 // The roots split_fft and merge_fft use, w[(2j+1) MAX_N/n] for j < n/4, as
 // separate real and imaginary rows per logn (read from the portable table so
 // that they are the same doubles).
@@ -161,8 +213,37 @@ void poly_ldl_fft_avx2(const double* g00, double* g01, double* g11, unsigned log
   }
 }
 
+// ---- BaseSampler's comparisons, eight RCDT entries per vector (the table
+// padded with zero entries, which no value is below).
+struct RcdtLanes {
+  alignas(32) uint32_t w[3][3][8];  // [vector][word, high first][lane]
+  RcdtLanes() {
+    std::memset(w, 0, sizeof w);
+    for (unsigned e = 0; e < 18; ++e)
+      for (unsigned k = 0; k < 3; ++k) w[e / 8][k][e % 8] = RCDT[e][k];
+  }
+};
+const RcdtLanes kRcdtLanes;
+
+int rcdt_count_avx2(uint32_t v0, uint32_t v1, uint32_t v2) {
+  const __m256i x0 = _mm256_set1_epi32(static_cast<int>(v0)), x1 = _mm256_set1_epi32(static_cast<int>(v1)),
+                x2 = _mm256_set1_epi32(static_cast<int>(v2));
+  __m256i sum = _mm256_setzero_si256();
+  for (unsigned i = 0; i < 3; ++i) {
+    const __m256i* w = reinterpret_cast<const __m256i*>(kRcdtLanes.w[i]);
+    __m256i cc = _mm256_srli_epi32(_mm256_sub_epi32(x0, _mm256_load_si256(w + 2)), 31);
+    cc = _mm256_srli_epi32(_mm256_sub_epi32(_mm256_sub_epi32(x1, _mm256_load_si256(w + 1)), cc), 31);
+    cc = _mm256_srli_epi32(_mm256_sub_epi32(_mm256_sub_epi32(x2, _mm256_load_si256(w)), cc), 31);
+    sum = _mm256_add_epi32(sum, cc);
+  }
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return _mm_cvtsi128_si32(s);
+}
+
 }  // namespace
 
-const Kernels kAvx2Kernels = {"avx2", chacha8_avx2, split_fft_avx2, merge_fft_avx2, poly_ldl_fft_avx2, poly_mul_fft_avx2};
+const Kernels kAvx2Kernels = {"avx2", chacha8_avx2, dft_avx2, split_fft_avx2, merge_fft_avx2, poly_ldl_fft_avx2, poly_mul_fft_avx2, rcdt_count_avx2};
 
 }  // namespace falcon
