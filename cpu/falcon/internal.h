@@ -79,9 +79,11 @@ struct Prng {
   unsigned u8();
   void wipe();
 };
+struct Kernels;  // simd.h
 struct SamplerCtx {
   Prng prng;
   double sigma_min;
+  const Kernels* k;  // kernels(), looked up once per signature
 };
 // An integer from D_{Z, mu, 1/isigma}.
 int sampler_z(SamplerCtx& sc, double mu, double isigma);

@@ -63,13 +63,14 @@ uint64_t expm_p63(double x, double ccs) {
 }
 
 // One half-Gaussian value from 72 random bits, compared with every RCDT entry.
-int base_sampler(Prng& p) {
+int base_sampler(SamplerCtx& sc) {
+  Prng& p = sc.prng;
   const uint64_t lo = p.u64();
   const uint32_t hi = p.u8();
   const uint32_t v0 = static_cast<uint32_t>(lo) & 0xFFFFFF;
   const uint32_t v1 = static_cast<uint32_t>(lo >> 24) & 0xFFFFFF;
   const uint32_t v2 = static_cast<uint32_t>(lo >> 48) | (hi << 16);
-  return kernels().rcdt_count(v0, v1, v2);
+  return sc.k->rcdt_count(v0, v1, v2);
 }
 
 // A bit that is 1 with probability ccs * exp(-x), x >= 0. The bytes are
@@ -172,7 +173,7 @@ int sampler_z(SamplerCtx& sc, double mu, double isigma) {
   const double dss = isigma * isigma * 0.5;
   const double ccs = isigma * sc.sigma_min;
   for (;;) {
-    const int z0 = base_sampler(sc.prng);
+    const int z0 = base_sampler(sc);
     const int b = static_cast<int>(sc.prng.u8()) & 1;
     const int z = b + ((b << 1) - 1) * z0;
     const double d = static_cast<double>(z) - r;
