@@ -42,6 +42,8 @@ int64_t fpr_rint(double x);
 int64_t fpr_floor(double x);
 
 // ---- Arithmetic mod q (modq.cc). Coefficients in [0, q).
+// The NTT's twiddles (its forward and inverse walks), MAX_N each, in [0, q).
+const uint32_t* ntt_zetas(bool inverse);
 // h = g / f mod (q, x^n+1); false when f is not invertible.
 bool mq_div(uint16_t* h, const int8_t* g, const int8_t* f, unsigned logn);
 // G = g F / f mod q, centred; false when f is not invertible or a coefficient

@@ -5,6 +5,7 @@
 
 #include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
 
 namespace falcon {
 namespace {
@@ -67,47 +68,11 @@ const Zetas& zetas() {
   return z;
 }
 
-// a(x) mod x^n + 1 to its values at the 2n-th roots psi_n^(2j+1), in
-// bit-reversed order (Cooley-Tukey butterflies, natural-order input).
-// Every use multiplies or tests values pointwise, so their order is free.
-void ntt_fwd(uint32_t* a, unsigned logn) {
-  const size_t n = size_t{1} << logn;
-  const uint32_t* z = zetas().zeta;
-  size_t k = 0;
-  for (size_t len = n / 2; len >= 1; len >>= 1)
-    for (size_t start = 0; start < n; start += 2 * len) {
-      const uint32_t w = z[++k];
-      for (size_t j = start; j < start + len; ++j) {
-        const uint32_t t = mq_mul(a[j + len], w);
-        a[j + len] = mq_subr(a[j], t);
-        a[j] = mq_addr(a[j], t);
-      }
-    }
-}
-
-// The inverse of ntt_fwd (Gentleman-Sande butterflies, then 1/n).
-void ntt_inv(uint32_t* a, unsigned logn) {
-  const size_t n = size_t{1} << logn;
-  const uint32_t* z = zetas().izeta;
-  size_t k = n;
-  for (size_t len = 1; len < n; len <<= 1)
-    for (size_t start = 0; start < n; start += 2 * len) {
-      const uint32_t w = z[--k];
-      for (size_t j = start; j < start + len; ++j) {
-        const uint32_t t = a[j];
-        a[j] = mq_addr(t, a[j + len]);
-        a[j + len] = mq_mul(mq_subr(t, a[j + len]), w);
-      }
-    }
-  const uint32_t ninv = Q - (Q - 1) / static_cast<uint32_t>(n);  // n^-1 mod q: q = 1 mod n
-  for (size_t j = 0; j < n; ++j) a[j] = mq_mul(a[j], ninv);
-}
-
 void ntt(uint32_t* a, unsigned logn, bool inverse) {
   if (inverse)
-    ntt_inv(a, logn);
+    kernels().ntt_inv(a, logn);
   else
-    ntt_fwd(a, logn);
+    kernels().ntt_fwd(a, logn);
 }
 
 // All of a's NTT values non-zero, as a mask-free OR over the values (f's
@@ -140,6 +105,47 @@ inline int32_t centre(uint32_t x) {  // [0, q) -> (-q/2, q/2]
 }
 
 }  // namespace
+
+const uint32_t* ntt_zetas(bool inverse) { return inverse ? zetas().izeta : zetas().zeta; }
+
+namespace portable {
+// a(x) mod x^n + 1 to its values at the 2n-th roots psi_n^(2j+1), in
+// bit-reversed order (Cooley-Tukey butterflies, natural-order input).
+// Every use multiplies or tests values pointwise, so their order is free.
+void ntt_fwd(uint32_t* a, unsigned logn) {
+  const size_t n = size_t{1} << logn;
+  const uint32_t* z = ntt_zetas(false);
+  size_t k = 0;
+  for (size_t len = n / 2; len >= 1; len >>= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const uint32_t w = z[++k];
+      for (size_t j = start; j < start + len; ++j) {
+        const uint32_t t = mq_mul(a[j + len], w);
+        a[j + len] = mq_subr(a[j], t);
+        a[j] = mq_addr(a[j], t);
+      }
+    }
+}
+
+// The inverse of ntt_fwd (Gentleman-Sande butterflies, then 1/n).
+void ntt_inv(uint32_t* a, unsigned logn) {
+  const size_t n = size_t{1} << logn;
+  const uint32_t* z = ntt_zetas(true);
+  size_t k = n;
+  for (size_t len = 1; len < n; len <<= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const uint32_t w = z[--k];
+      for (size_t j = start; j < start + len; ++j) {
+        const uint32_t t = a[j];
+        a[j] = mq_addr(t, a[j + len]);
+        a[j + len] = mq_mul(mq_subr(t, a[j + len]), w);
+      }
+    }
+  const uint32_t ninv = Q - (Q - 1) / static_cast<uint32_t>(n);  // n^-1 mod q: q = 1 mod n
+  for (size_t j = 0; j < n; ++j) a[j] = mq_mul(a[j], ninv);
+}
+
+}  // namespace portable
 
 bool mq_div(uint16_t* h, const int8_t* g, const int8_t* f, unsigned logn) {
   const size_t n = size_t{1} << logn;

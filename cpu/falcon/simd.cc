@@ -8,7 +8,7 @@ namespace falcon {
 
 const Kernels kPortableKernels = {
     "portable", portable::chacha8, portable::dft, portable::split_fft, portable::merge_fft, portable::poly_ldl_fft,
-    portable::poly_mul_fft, portable::rcdt_count,
+    portable::poly_mul_fft, portable::ntt_fwd, portable::ntt_inv, portable::rcdt_count,
 };
 
 const Kernels& kernels() {

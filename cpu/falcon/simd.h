@@ -22,6 +22,10 @@ struct Kernels {
   void (*merge_fft)(double* f, const double* f0, const double* f1, unsigned logn);
   void (*poly_ldl_fft)(const double* g00, double* g01, double* g11, unsigned logn);
   void (*poly_mul_fft)(double* a, const double* b, unsigned logn);
+  // The NTT mod q of modq.cc and its inverse, values in [0, q) in and out;
+  // the NTT domain's order is the forward walk's (the same on every path).
+  void (*ntt_fwd)(uint32_t* a, unsigned logn);
+  void (*ntt_inv)(uint32_t* a, unsigned logn);
   // BaseSampler's count: how many RCDT entries exceed the 72-bit value
   // v2 || v1 || v0 (24-bit words, high first). Constant time.
   int (*rcdt_count)(uint32_t v0, uint32_t v1, uint32_t v2);
@@ -40,6 +44,8 @@ void merge_fft(double* f, const double* f0, const double* f1, unsigned logn);
 void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn);
 void poly_mul_fft(double* a, const double* b, unsigned logn);
 int rcdt_count(uint32_t v0, uint32_t v1, uint32_t v2);
+void ntt_fwd(uint32_t* a, unsigned logn);
+void ntt_inv(uint32_t* a, unsigned logn);
 }  // namespace portable
 // The RCDT table (sampler.cc): 18 entries of three 24-bit words, high first.
 extern const uint32_t RCDT[18][3];

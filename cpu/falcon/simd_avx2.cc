@@ -213,6 +213,106 @@ void poly_ldl_fft_avx2(const double* g00, double* g01, double* g11, unsigned log
   }
 }
 
+// ---- The NTT mod q, eight 32-bit lanes per vector for the layers whose
+// butterflies are eight or more apart, scalar for the last three. Every
+// value is reduced to [0, q) at each step, as in modq.cc, so the results are
+// the same numbers.
+constexpr uint32_t neg_qinv16() {  // -q^-1 mod 2^16
+  uint32_t inv = Q;
+  for (int i = 0; i < 5; ++i) inv *= 2 - Q * inv;
+  return (0u - inv) & 0xFFFF;
+}
+inline uint32_t mq_reduce(uint32_t x) {  // as modq.cc
+  const uint32_t t = static_cast<uint32_t>((uint64_t{x} * 349496u) >> 32);
+  uint32_t r = x - t * Q;
+  r -= Q & (0u - static_cast<uint32_t>((r - Q) >> 31 ^ 1u));
+  return r;
+}
+inline uint32_t mq_mul(uint32_t a, uint32_t b) { return mq_reduce(a * b); }
+inline uint32_t mq_addr(uint32_t a, uint32_t b) {
+  uint32_t r = a + b - Q;
+  return r + (Q & (0u - (r >> 31)));
+}
+inline uint32_t mq_subr(uint32_t a, uint32_t b) {
+  uint32_t r = a - b;
+  return r + (Q & (0u - (r >> 31)));
+}
+// x w mod q in [0, q) for x, w in [0, q), with wm = w 2^16 mod q
+// (Montgomery: (x wm + m q) / 2^16 < 2q, then one masked subtraction).
+inline __m256i vmul(__m256i x, __m256i wm) {
+  const __m256i q = _mm256_set1_epi32(Q);
+  const __m256i p = _mm256_mullo_epi32(x, wm);
+  const __m256i m = _mm256_and_si256(_mm256_mullo_epi32(p, _mm256_set1_epi32(neg_qinv16())), _mm256_set1_epi32(0xFFFF));
+  const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(p, _mm256_mullo_epi32(m, q)), 16);
+  return _mm256_min_epu32(r, _mm256_sub_epi32(r, q));
+}
+inline __m256i vadd(__m256i a, __m256i b) {
+  const __m256i s = _mm256_add_epi32(a, b);
+  return _mm256_min_epu32(s, _mm256_sub_epi32(s, _mm256_set1_epi32(Q)));
+}
+inline __m256i vsub(__m256i a, __m256i b) {
+  const __m256i d = _mm256_sub_epi32(a, b);
+  return _mm256_min_epu32(d, _mm256_add_epi32(d, _mm256_set1_epi32(Q)));
+}
+inline __m256i mont_twiddle(uint32_t w) {
+  return _mm256_set1_epi32(static_cast<int>((uint64_t{w} << 16) % Q));
+}
+inline __m256i* v(uint32_t* p) { return reinterpret_cast<__m256i*>(p); }
+
+void ntt_fwd_avx2(uint32_t* a, unsigned logn) {
+  if (logn < 4) return portable::ntt_fwd(a, logn);
+  const size_t n = size_t{1} << logn;
+  const uint32_t* z = ntt_zetas(false);
+  size_t k = 0;
+  size_t len = n / 2;
+  for (; len >= 8; len >>= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const __m256i w = mont_twiddle(z[++k]);
+      for (size_t j = start; j < start + len; j += 8) {
+        const __m256i x = _mm256_loadu_si256(v(a + j)), t = vmul(_mm256_loadu_si256(v(a + j + len)), w);
+        _mm256_storeu_si256(v(a + j + len), vsub(x, t));
+        _mm256_storeu_si256(v(a + j), vadd(x, t));
+      }
+    }
+  for (; len >= 1; len >>= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const uint32_t w = z[++k];
+      for (size_t j = start; j < start + len; ++j) {
+        const uint32_t t = mq_mul(a[j + len], w);
+        a[j + len] = mq_subr(a[j], t);
+        a[j] = mq_addr(a[j], t);
+      }
+    }
+}
+
+void ntt_inv_avx2(uint32_t* a, unsigned logn) {
+  if (logn < 4) return portable::ntt_inv(a, logn);
+  const size_t n = size_t{1} << logn;
+  const uint32_t* z = ntt_zetas(true);
+  size_t k = n;
+  size_t len = 1;
+  for (; len < 8; len <<= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const uint32_t w = z[--k];
+      for (size_t j = start; j < start + len; ++j) {
+        const uint32_t t = a[j];
+        a[j] = mq_addr(t, a[j + len]);
+        a[j + len] = mq_mul(mq_subr(t, a[j + len]), w);
+      }
+    }
+  for (; len < n; len <<= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const __m256i w = mont_twiddle(z[--k]);
+      for (size_t j = start; j < start + len; j += 8) {
+        const __m256i x = _mm256_loadu_si256(v(a + j)), y = _mm256_loadu_si256(v(a + j + len));
+        _mm256_storeu_si256(v(a + j), vadd(x, y));
+        _mm256_storeu_si256(v(a + j + len), vmul(vsub(x, y), w));
+      }
+    }
+  const __m256i ninv = mont_twiddle(Q - (Q - 1) / static_cast<uint32_t>(n));
+  for (size_t j = 0; j < n; j += 8) _mm256_storeu_si256(v(a + j), vmul(_mm256_loadu_si256(v(a + j)), ninv));
+}
+
 // ---- BaseSampler's comparisons, eight RCDT entries per vector (the table
 // padded with zero entries, which no value is below).
 struct RcdtLanes {
@@ -244,6 +344,6 @@ int rcdt_count_avx2(uint32_t v0, uint32_t v1, uint32_t v2) {
 
 }  // namespace
 
-const Kernels kAvx2Kernels = {"avx2", chacha8_avx2, dft_avx2, split_fft_avx2, merge_fft_avx2, poly_ldl_fft_avx2, poly_mul_fft_avx2, rcdt_count_avx2};
+const Kernels kAvx2Kernels = {"avx2", chacha8_avx2, dft_avx2, split_fft_avx2, merge_fft_avx2, poly_ldl_fft_avx2, poly_mul_fft_avx2, ntt_fwd_avx2, ntt_inv_avx2, rcdt_count_avx2};
 
 }  // namespace falcon

@@ -75,6 +75,27 @@ TEST(FalconSimd, FftKernelsBitIdentical) {
   }
 }
 
+TEST(FalconSimd, NttIdentical) {
+  const Kernels& ref = falcon::kPortableKernels;
+  std::mt19937_64 rng(7);
+  for (const Kernels* k : vector_tables())
+    for (unsigned logn = 1; logn <= falcon::MAX_LOGN; ++logn) {
+      const size_t n = size_t{1} << logn;
+      std::vector<uint32_t> x(n);
+      for (auto& c : x) c = static_cast<uint32_t>(rng() % falcon::Q);
+      x[0] = 0;
+      x[n - 1] = falcon::Q - 1;
+      auto a = x, b = x;
+      ref.ntt_fwd(a.data(), logn);
+      k->ntt_fwd(b.data(), logn);
+      EXPECT_EQ(a, b) << k->name << " ntt logn " << logn;
+      ref.ntt_inv(a.data(), logn);
+      k->ntt_inv(b.data(), logn);
+      EXPECT_EQ(a, b) << k->name << " inverse ntt logn " << logn;
+      EXPECT_EQ(a, x) << "the inverse undoes the NTT, logn " << logn;
+    }
+}
+
 TEST(FalconSimd, SamplerKernelsIdentical) {
   const Kernels& ref = falcon::kPortableKernels;
   std::mt19937_64 rng(12289);
