@@ -1,5 +1,5 @@
-// paired_bench.cc - mldsa-accel next to other ML-DSA implementations, in one
-// process (issue 17).
+// paired_bench.cc - mldsa-accel next to other ML-DSA (issue 17) and round-3
+// Falcon (issue 35) implementations, in one process.
 //
 // Every implementation runs the same operation in turn, blocks of --block
 // calls each, alternating, until each has made --calls calls; a block's time
@@ -11,7 +11,9 @@
 //
 // Operations, as a caller with encoded keys meets them: keygen (fresh
 // randomness, pk and sk bytes out), sign (from the encoded sk, 32-byte
-// message, hedged), verify (from the encoded pk). Ours: the core API (the
+// message, hedged), verify (from the encoded pk). Falcon signs in the
+// compressed format (what liboqs's OQS_SIG_falcon_* make), from the encoded
+// sk, with a fresh nonce and sampler seed. Ours: the core API (the
 // seed or rnd drawn first, as the provider draws them, then
 // PrivateKey::from_seed, sign_encoded; verify_encoded), one column per
 // backend table named in --ours; the table is switched between blocks
@@ -19,7 +21,7 @@
 // avx2@generic, avx2@zen5; a ":no-mask-hash" or ":no-expand-a-hash" suffix:
 // the table without Backend::mask_hash or Backend::expand_a_hash;
 // ":keygen-lanes=DDD": Backend::keygen_lanes_shapes set to the three digits,
-// for 44, 65 and 87).
+// for 44, 65 and 87). Falcon's core has one path: --ours does not apply to it.
 //
 // The anchors are found at run time under --anchors DIR (or
 // MLDSA_ACCEL_ANCHORS), as scripts/build-anchors.sh lays them out:
@@ -44,8 +46,8 @@
 // keygen is checked to draw from it.
 //
 // Before timing, each anchor's signature is checked with our verify and ours
-// with its verify (both are FIPS 204 ML-DSA), so a mismatched library cannot
-// slip into the table.
+// with its verify (both are FIPS 204 ML-DSA, or both round-3 Falcon), so a
+// mismatched library cannot slip into the table.
 #include <dlfcn.h>
 #include <openssl/rand.h>
 #include <time.h>
@@ -61,6 +63,7 @@
 #include <vector>
 
 #include "cpu/backend.h"
+#include "cpu/falcon/falcon.h"
 #include "cpu/mldsa.h"
 
 namespace {
@@ -69,10 +72,42 @@ using namespace mldsa;
 
 constexpr size_t MSG_BYTES = 32;
 
+[[noreturn]] void die(const std::string& what);
+
+// One parameter set as the benchmark meets it: ML-DSA's or Falcon's.
+struct Set {
+  std::string name;  // "ML-DSA-44", "Falcon-512"
+  const Params* mldsa = nullptr;
+  const falcon::Params* falcon = nullptr;
+  size_t pk_bytes = 0, sk_bytes = 0, sig_bytes = 0;  // sig: the largest (Falcon's varies)
+  std::string oqs;  // liboqs's name: ml_dsa_44, falcon_512
+};
+
+Set set_named(const std::string& s) {
+  Set set;
+  if (s == "falcon512" || s == "falcon1024") {
+    set.falcon = s == "falcon512" ? &falcon::falcon512() : &falcon::falcon1024();
+    set.name = set.falcon->name;
+    set.pk_bytes = set.falcon->pk_bytes;
+    set.sk_bytes = set.falcon->sk_bytes;
+    set.sig_bytes = set.falcon->sig_max_bytes;
+    set.oqs = "falcon_" + s.substr(6);
+    return set;
+  }
+  set.mldsa = params_by_name("ML-DSA-" + s);
+  if (!set.mldsa) die("unknown parameter set " + s + " (44, 65, 87, falcon512, falcon1024)");
+  set.name = set.mldsa->name;
+  set.pk_bytes = set.mldsa->pk_bytes;
+  set.sk_bytes = set.mldsa->sk_bytes;
+  set.sig_bytes = set.mldsa->sig_bytes;
+  set.oqs = "ml_dsa_" + s;
+  return set;
+}
+
 struct Options {
   std::string anchors;
   std::vector<std::string> ours;
-  std::vector<ParamSet> sets = {ParamSet::ML_DSA_44, ParamSet::ML_DSA_65, ParamSet::ML_DSA_87};
+  std::vector<std::string> sets = {"44", "65", "87"};
   std::vector<std::string> ops = {"keygen", "sign", "verify"};
   int calls = 2000;
   int block = 16;
@@ -104,7 +139,7 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-[[noreturn]] void die(const std::string& what) {
+void die(const std::string& what) {
   std::fprintf(stderr, "bench_paired: %s\n", what.c_str());
   std::exit(1);
 }
@@ -123,8 +158,8 @@ void random_bytes(uint8_t* out, size_t n) {
 struct Impl {
   std::string name;
   std::function<bool(uint8_t* pk, uint8_t* sk)> keygen;
-  std::function<bool(uint8_t* sig, const uint8_t* msg, const uint8_t* sk)> sign;
-  std::function<bool(const uint8_t* sig, const uint8_t* msg, const uint8_t* pk)> verify;
+  std::function<bool(uint8_t* sig, size_t* siglen, const uint8_t* msg, const uint8_t* sk)> sign;
+  std::function<bool(const uint8_t* sig, size_t siglen, const uint8_t* msg, const uint8_t* pk)> verify;
   std::function<void()> enter = [] {};  // run before each block (selects our backend)
 };
 
@@ -164,13 +199,36 @@ Impl ours(const Params& p, const std::string& spec) {
     std::memcpy(sk, key->encoded().data(), p.sk_bytes);
     return true;
   };
-  im.sign = [&p](uint8_t* sig, const uint8_t* msg, const uint8_t* sk) {
+  im.sign = [&p](uint8_t* sig, size_t* siglen, const uint8_t* msg, const uint8_t* sk) {
     uint8_t rnd[RND_BYTES];
     random_bytes(rnd, sizeof rnd);
+    *siglen = p.sig_bytes;
     return sign_encoded(p, {sk, p.sk_bytes}, {msg, MSG_BYTES}, {}, rnd, sig) == Status::ok;
   };
-  im.verify = [&p](const uint8_t* sig, const uint8_t* msg, const uint8_t* pk) {
-    return verify_encoded(p, {pk, p.pk_bytes}, {msg, MSG_BYTES}, {}, {sig, p.sig_bytes}) == Status::ok;
+  im.verify = [&p](const uint8_t* sig, size_t siglen, const uint8_t* msg, const uint8_t* pk) {
+    return verify_encoded(p, {pk, p.pk_bytes}, {msg, MSG_BYTES}, {}, {sig, siglen}) == Status::ok;
+  };
+  return im;
+}
+
+// Our Falcon core: the seed, nonce and sampler seed drawn as liboqs draws them.
+Impl ours_falcon(const falcon::Params& p) {
+  Impl im;
+  im.name = "ours";
+  im.keygen = [&p](uint8_t* pk, uint8_t* sk) {
+    uint8_t seed[falcon::SEED_BYTES];
+    random_bytes(seed, sizeof seed);
+    falcon::keygen(p, seed, pk, sk);
+    return true;
+  };
+  im.sign = [&p](uint8_t* sig, size_t* siglen, const uint8_t* msg, const uint8_t* sk) {
+    uint8_t nonce[falcon::NONCE_BYTES], seed[falcon::SEED_BYTES];
+    random_bytes(nonce, sizeof nonce);
+    random_bytes(seed, sizeof seed);
+    return falcon::sign(p, sk, msg, MSG_BYTES, nonce, seed, falcon::SigFormat::compressed, sig, siglen);
+  };
+  im.verify = [&p](const uint8_t* sig, size_t siglen, const uint8_t* msg, const uint8_t* pk) {
+    return falcon::verify(p, pk, msg, MSG_BYTES, sig, siglen, falcon::SigFormat::compressed);
   };
   return im;
 }
@@ -185,29 +243,29 @@ Fn sym(void* lib, const std::string& name) {
   return reinterpret_cast<Fn>(dlsym(lib, name.c_str()));
 }
 
-// liboqs: OQS_SIG_ml_dsa_<n>_{keypair,sign,verify}; OQS_SUCCESS is 0.
-bool liboqs(const Params& p, const std::string& variant, const std::string& dir, Impl& im) {
+// liboqs: OQS_SIG_<ml_dsa_44, falcon_512, ...>_{keypair,sign,verify};
+// OQS_SUCCESS is 0.
+bool liboqs(const Set& set, const std::string& variant, const std::string& dir, Impl& im) {
   void* lib = open_lib(dir + "/" + variant + "/lib/liboqs.so");  // kept open for the process
   if (!lib) return false;
   if (auto init = sym<void (*)()>(lib, "OQS_init")) init();
   using Rng = void (*)(uint8_t*, size_t);
   if (auto custom = sym<void (*)(Rng)>(lib, "OQS_randombytes_custom_algorithm")) custom(random_bytes);
-  const std::string n = std::to_string(p.id == ParamSet::ML_DSA_44 ? 44 : p.id == ParamSet::ML_DSA_65 ? 65 : 87);
-  auto kp = sym<int (*)(uint8_t*, uint8_t*)>(lib, "OQS_SIG_ml_dsa_" + n + "_keypair");
-  auto sg = sym<int (*)(uint8_t*, size_t*, const uint8_t*, size_t, const uint8_t*)>(
-      lib, "OQS_SIG_ml_dsa_" + n + "_sign");
-  auto vf = sym<int (*)(const uint8_t*, size_t, const uint8_t*, size_t, const uint8_t*)>(
-      lib, "OQS_SIG_ml_dsa_" + n + "_verify");
+  const std::string pre = "OQS_SIG_" + set.oqs + "_";
+  auto kp = sym<int (*)(uint8_t*, uint8_t*)>(lib, pre + "keypair");
+  auto sg = sym<int (*)(uint8_t*, size_t*, const uint8_t*, size_t, const uint8_t*)>(lib, pre + "sign");
+  auto vf = sym<int (*)(const uint8_t*, size_t, const uint8_t*, size_t, const uint8_t*)>(lib, pre + "verify");
   if (!kp || !sg || !vf) return false;
-  const size_t sig_bytes = p.sig_bytes;
+  const size_t sig_bytes = set.sig_bytes;
+  const bool fixed = set.mldsa != nullptr;
   im.name = variant;
   im.keygen = [kp](uint8_t* pk, uint8_t* sk) { return kp(pk, sk) == 0; };
-  im.sign = [sg, sig_bytes](uint8_t* sig, const uint8_t* msg, const uint8_t* sk) {
-    size_t len = 0;
-    return sg(sig, &len, msg, MSG_BYTES, sk) == 0 && len == sig_bytes;
+  im.sign = [sg, sig_bytes, fixed](uint8_t* sig, size_t* siglen, const uint8_t* msg, const uint8_t* sk) {
+    *siglen = 0;
+    return sg(sig, siglen, msg, MSG_BYTES, sk) == 0 && (fixed ? *siglen == sig_bytes : *siglen <= sig_bytes);
   };
-  im.verify = [vf, sig_bytes](const uint8_t* sig, const uint8_t* msg, const uint8_t* pk) {
-    return vf(msg, MSG_BYTES, sig, sig_bytes, pk) == 0;
+  im.verify = [vf](const uint8_t* sig, size_t siglen, const uint8_t* msg, const uint8_t* pk) {
+    return vf(msg, MSG_BYTES, sig, siglen, pk) == 0;
   };
   return true;
 }
@@ -228,12 +286,12 @@ bool pqcrystals(const Params& p, const std::string& dir, Impl& im) {
   const size_t sig_bytes = p.sig_bytes;
   im.name = "pqcrystals";
   im.keygen = [kp](uint8_t* pk, uint8_t* sk) { return kp(pk, sk) == 0; };
-  im.sign = [sg, sig_bytes](uint8_t* sig, const uint8_t* msg, const uint8_t* sk) {
-    size_t len = 0;
-    return sg(sig, &len, msg, MSG_BYTES, nullptr, 0, sk) == 0 && len == sig_bytes;
+  im.sign = [sg, sig_bytes](uint8_t* sig, size_t* siglen, const uint8_t* msg, const uint8_t* sk) {
+    *siglen = 0;
+    return sg(sig, siglen, msg, MSG_BYTES, nullptr, 0, sk) == 0 && *siglen == sig_bytes;
   };
-  im.verify = [vf, sig_bytes](const uint8_t* sig, const uint8_t* msg, const uint8_t* pk) {
-    return vf(sig, sig_bytes, msg, MSG_BYTES, nullptr, 0, pk) == 0;
+  im.verify = [vf](const uint8_t* sig, size_t siglen, const uint8_t* msg, const uint8_t* pk) {
+    return vf(sig, siglen, msg, MSG_BYTES, nullptr, 0, pk) == 0;
   };
   return true;
 }
@@ -251,7 +309,7 @@ void message(uint8_t* msg, uint64_t n) {
 
 constexpr int POOL = 64;  // distinct signed messages verify cycles through
 
-Material prepare(const Params& p, Impl& im) {
+Material prepare(const Set& p, Impl& im) {
   Material m{std::vector<uint8_t>(p.pk_bytes), std::vector<uint8_t>(p.sk_bytes), {}};
   im.enter();
   const uint64_t draws = g_draws;
@@ -261,26 +319,28 @@ Material prepare(const Params& p, Impl& im) {
   for (int i = 0; i < POOL; i++) {
     message(msg, i);
     m.sigs.emplace_back(p.sig_bytes);
-    if (!im.sign(m.sigs.back().data(), msg, m.sk.data())) die(im.name + ": sign failed");
-    if (!im.verify(m.sigs.back().data(), msg, m.pk.data())) die(im.name + ": own signature rejected");
+    size_t len = 0;
+    if (!im.sign(m.sigs.back().data(), &len, msg, m.sk.data())) die(im.name + ": sign failed");
+    m.sigs.back().resize(len);
+    if (!im.verify(m.sigs.back().data(), len, msg, m.pk.data())) die(im.name + ": own signature rejected");
   }
   return m;
 }
 
 // Each implementation's signature must verify under ours and ours under it.
-void cross_check(const Params& p, Impl& a, const Material& ma, Impl& b, const Material& mb) {
+void cross_check(const Set& p, Impl& a, const Material& ma, Impl& b, const Material& mb) {
   uint8_t msg[MSG_BYTES];
   message(msg, 0);
   b.enter();
-  if (!b.verify(ma.sigs[0].data(), msg, ma.pk.data()))
+  if (!b.verify(ma.sigs[0].data(), ma.sigs[0].size(), msg, ma.pk.data()))
     die(b.name + " rejects a " + a.name + " signature (" + p.name + "): not the same scheme");
   a.enter();
-  if (!a.verify(mb.sigs[0].data(), msg, mb.pk.data()))
+  if (!a.verify(mb.sigs[0].data(), mb.sigs[0].size(), msg, mb.pk.data()))
     die(a.name + " rejects a " + b.name + " signature (" + p.name + "): not the same scheme");
 }
 
 // One run of one operation: the per-call median (ns) of each implementation.
-std::vector<double> run_once(const Params& p, const std::string& op, std::vector<Impl>& impls,
+std::vector<double> run_once(const Set& p, const std::string& op, std::vector<Impl>& impls,
                              std::vector<Material>& mats, const Options& o, uint64_t& counter) {
   std::vector<std::vector<double>> samples(impls.size());
   std::vector<uint8_t> pk(p.pk_bytes), sk(p.sk_bytes), sig(p.sig_bytes);
@@ -300,11 +360,12 @@ std::vector<double> run_once(const Params& p, const std::string& op, std::vector
           ok &= im.keygen(pk.data(), sk.data());
         } else if (op == "sign") {
           message(msg, ++counter);
-          ok &= im.sign(sig.data(), msg, m.sk.data());
+          size_t len = 0;
+          ok &= im.sign(sig.data(), &len, msg, m.sk.data());
         } else {
           const int j = static_cast<int>(counter++ % POOL);
           message(msg, j);
-          ok &= im.verify(m.sigs[j].data(), msg, m.pk.data());
+          ok &= im.verify(m.sigs[j].data(), m.sigs[j].size(), msg, m.pk.data());
         }
       }
       const double t1 = now_ns(o.wall);
@@ -337,7 +398,7 @@ std::string cpu_model() {
 void usage() {
   std::fprintf(stderr,
                "usage: bench_paired [--anchors DIR] [--ours avx2,avx512,ref,avx2@generic,avx2@zen5,avx2:no-mask-hash,avx2:no-expand-a-hash,avx512:keygen-lanes=022]\n"
-               "                    [--sets 44,65,87]"
+               "                    [--sets 44,65,87,falcon512,falcon1024]"
                "                    [--ops keygen,sign,verify] [--calls N] [--block N] [--runs N] [--wall] [--rng os|openssl]\n");
   std::exit(2);
 }
@@ -370,12 +431,8 @@ int main(int argc, char** argv) {
       g_os_rng = v == "os";
     }
     else if (a == "--sets") {
-      o.sets.clear();
-      for (const std::string& s : split(val())) {
-        const Params* p = params_by_name("ML-DSA-" + s);
-        if (!p) die("unknown parameter set " + s);
-        o.sets.push_back(p->id);
-      }
+      o.sets = split(val());
+      for (const std::string& s : o.sets) set_named(s);  // dies on an unknown name
     } else usage();
   }
   for (const std::string& op : o.ops)
@@ -390,17 +447,19 @@ int main(int argc, char** argv) {
   std::printf("# randomness: %s for every implementation\n",
               g_os_rng ? "getrandom (--rng openssl: OpenSSL's instead)" : "OpenSSL's RAND_priv_bytes");
   bool header = false;
-  for (ParamSet set : o.sets) {
-    const Params& p = params(set);
+  for (const std::string& name_of_set : o.sets) {
+    const Set p = set_named(name_of_set);
     std::vector<Impl> impls;
-    for (const std::string& b : o.ours) impls.push_back(ours(p, b));
+    if (p.falcon) impls.push_back(ours_falcon(*p.falcon));
+    else for (const std::string& b : o.ours) impls.push_back(ours(*p.mldsa, b));
     for (const char* name : {"liboqs", "liboqs-avx2", "pqcrystals"}) {
       Impl im;
+      const bool pqc = std::strcmp(name, "pqcrystals") == 0;
+      if (pqc && p.falcon) continue;  // pq-crystals is ML-DSA only
       const bool found = !o.anchors.empty() &&
-                         (std::strcmp(name, "pqcrystals") == 0 ? pqcrystals(p, o.anchors, im)
-                                                               : liboqs(p, name, o.anchors, im));
+                         (pqc ? pqcrystals(*p.mldsa, o.anchors, im) : liboqs(p, name, o.anchors, im));
       if (found) impls.push_back(std::move(im));
-      else if (set == o.sets.front()) std::printf("# %s: not found\n", name);
+      else std::printf("# %s (%s): not found\n", name, p.name.c_str());
     }
     std::vector<Material> mats;
     for (Impl& im : impls) mats.push_back(prepare(p, im));
@@ -425,7 +484,7 @@ int main(int argc, char** argv) {
       }
       for (size_t i = 0; i < impls.size(); i++) {
         const auto [lo, hi] = std::minmax_element(ratio[i].begin(), ratio[i].end());
-        std::printf("| %s | %s | %s | %.1f | %s |\n", p.name, op.c_str(), impls[i].name.c_str(),
+        std::printf("| %s | %s | %s | %.1f | %s |\n", p.name.c_str(), op.c_str(), impls[i].name.c_str(),
                     median(per_run[i]), i == 0 ? "1" : (std::to_string(median(ratio[i])).substr(0, 4) + " (" +
                     std::to_string(*lo).substr(0, 4) + "-" + std::to_string(*hi).substr(0, 4) + ")").c_str());
       }

@@ -299,29 +299,9 @@ void* km_gen(void* genctx, OSSL_CALLBACK*, void*) {
 
 void km_gen_cleanup(void* genctx) { delete static_cast<GenCtx*>(genctx); }
 
-#define MLDSA_FN(id, f) {id, reinterpret_cast<void (*)(void)>(f)}
-
 template <size_t I>
 const OSSL_DISPATCH kFunctions[] = {
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_NEW, km_new<I>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_FREE, km_free),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_DUP, km_dup),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_LOAD, km_load<I>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, km_query_operation_name<I>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_HAS, km_has),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_MATCH, km_match),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_VALIDATE, km_validate),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT, km_import),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, priv_pub_types),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT, km_export),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, priv_pub_types),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GET_PARAMS, km_get_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, km_gettable_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_INIT, km_gen_init<I>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, km_gen_set_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, km_gen_settable_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN, km_gen),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_CLEANUP, km_gen_cleanup),
+    MLDSA_KEYMGMT_FUNCTIONS(I, priv_pub_types),
     {0, nullptr},
 };
 

@@ -4,6 +4,7 @@
 
 #include "keymgmt/key.h"
 #include "keymgmt/keymgmt_common.h"
+#include "provctx/dispatch.h"
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
 
@@ -285,29 +286,9 @@ void km_gen_cleanup(void* genctx) { delete static_cast<GenCtx*>(genctx); }
 // ---------------------------------------------------------------------------
 // Dispatch tables
 
-#define MLDSA_FN(id, f) {id, reinterpret_cast<void (*)(void)>(f)}
-
 template <mldsa::ParamSet S>
 const OSSL_DISPATCH kFunctions[] = {
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_NEW, km_new<S>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_FREE, km_free),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_DUP, km_dup),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_LOAD, km_load<S>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, km_query_operation_name<S>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_HAS, km_has),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_MATCH, km_match),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_VALIDATE, km_validate),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT, km_import),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, km_imexport_types),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT, km_export),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, km_imexport_types),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GET_PARAMS, km_get_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, km_gettable_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_INIT, km_gen_init<S>),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, km_gen_set_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, km_gen_settable_params),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN, km_gen),
-    MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_CLEANUP, km_gen_cleanup),
+    MLDSA_KEYMGMT_FUNCTIONS(S, km_imexport_types),
     {0, nullptr},
 };
 

@@ -3,6 +3,7 @@
 // and the "priv" / "pub" import of the families whose keys are those two octet strings.
 #pragma once
 
+#include "provctx/dispatch.h"
 #include "provctx/errors.h"
 #include "provctx/provctx.h"
 
@@ -49,3 +50,27 @@ bool import_priv_pub(ProvCtx* ctx, int selection, const OSSL_PARAM params[], std
 const OSSL_PARAM* priv_pub_types(int selection);
 
 }  // namespace mldsa::prov
+
+// The dispatch entries of a key manager of variant V (ML-DSA's, Falcon's,
+// composite's): each file defines these functions by these names, V its
+// template argument where the variant matters, and its import/export types.
+#define MLDSA_KEYMGMT_FUNCTIONS(V, imexport_types) \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_NEW, km_new<V>), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_FREE, km_free), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_DUP, km_dup), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_LOAD, km_load<V>), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, km_query_operation_name<V>), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_HAS, km_has), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_MATCH, km_match), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_VALIDATE, km_validate), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT, km_import), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_IMPORT_TYPES, imexport_types), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT, km_export), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, imexport_types), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_GET_PARAMS, km_get_params), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, km_gettable_params), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_INIT, km_gen_init<V>), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, km_gen_set_params), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, km_gen_settable_params), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN, km_gen), \
+      MLDSA_FN(OSSL_FUNC_KEYMGMT_GEN_CLEANUP, km_gen_cleanup)

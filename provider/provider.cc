@@ -4,6 +4,7 @@
 #include "keymgmt/falcon_key.h"
 #include "keymgmt/keymgmt.h"
 #include "provider/capabilities.h"
+#include "provctx/dispatch.h"
 #include "provctx/errors.h"
 #include "provctx/provctx.h"
 #include "provider/instance.h"
@@ -189,8 +190,6 @@ void prov_teardown(void* provctx) {
   OSSL_LIB_CTX_free(in->libctx);
   delete in;
 }
-
-#define MLDSA_FN(id, f) {id, reinterpret_cast<void (*)(void)>(f)}
 
 const OSSL_DISPATCH kProviderFunctions[] = {
     MLDSA_FN(OSSL_FUNC_PROVIDER_TEARDOWN, prov_teardown),

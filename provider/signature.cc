@@ -16,6 +16,7 @@
 #include "provider/signature.h"
 
 #include "keymgmt/key.h"
+#include "provctx/dispatch.h"
 #include "provctx/errors.h"
 #include "provctx/param_read.h"
 #include "provctx/provctx.h"
@@ -742,8 +743,6 @@ const char** sig_query_key_types() {
   static const char* types[] = {variant(kAlgorithms[A].set).name, nullptr};
   return types;
 }
-
-#define MLDSA_FN(id, f) {id, reinterpret_cast<void (*)(void)>(f)}
 
 template <size_t A>
 const OSSL_DISPATCH kFunctions[] = {

@@ -3,6 +3,7 @@
 // AlgorithmIdentifier of a signature whose parameters are absent.
 #pragma once
 
+#include "provctx/dispatch.h"
 #include "provctx/provctx.h"
 
 #include <openssl/core.h>
@@ -47,3 +48,34 @@ bool algorithm_id_der(const char* oid, std::vector<uint8_t>& out);
 int get_algorithm_id_param(const ProvCtx* ctx, OSSL_PARAM params[], const char* oid);
 
 }  // namespace mldsa::prov
+
+// The dispatch entries of a streaming and one-shot signature algorithm of
+// variant V (Falcon's, composite's): each file defines these functions by
+// these names. The last seven are OpenSSL 3.4+'s (older cores ignore them).
+#define MLDSA_SIGNATURE_FUNCTIONS(V) \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_NEWCTX, newctx<V>), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_FREECTX, freectx), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DUPCTX, dupctx), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_INIT, sign_init), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN, sign_oneshot), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_INIT, verify_init), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY, verify_oneshot), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, update), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, sign_final), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_SIGN, sign_oneshot), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, update), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, verify_final), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY, verify_oneshot), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, get_params), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, gettable), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, set_params), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, settable), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_QUERY_KEY_TYPES, query_key_types<V>), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_INIT, sign_init), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_UPDATE, update), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_SIGN_MESSAGE_FINAL, sign_final), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT, verify_init), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE, update), \
+      MLDSA_FN(OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL, verify_message_final)
