@@ -213,29 +213,14 @@ void poly_ldl_fft_avx2(const double* g00, double* g01, double* g11, unsigned log
   }
 }
 
-// ---- The NTT mod q, eight 32-bit lanes per vector for the layers whose
-// butterflies are eight or more apart, scalar for the last three. Every
+// ---- The NTT mod q, eight 32-bit lanes per vector; the last three layers
+// (butterflies 4, 2, 1 apart) on two vectors at a time, regrouped. Every
 // value is reduced to [0, q) at each step, as in modq.cc, so the results are
 // the same numbers.
 constexpr uint32_t neg_qinv16() {  // -q^-1 mod 2^16
   uint32_t inv = Q;
   for (int i = 0; i < 5; ++i) inv *= 2 - Q * inv;
   return (0u - inv) & 0xFFFF;
-}
-inline uint32_t mq_reduce(uint32_t x) {  // as modq.cc
-  const uint32_t t = static_cast<uint32_t>((uint64_t{x} * 349496u) >> 32);
-  uint32_t r = x - t * Q;
-  r -= Q & (0u - static_cast<uint32_t>((r - Q) >> 31 ^ 1u));
-  return r;
-}
-inline uint32_t mq_mul(uint32_t a, uint32_t b) { return mq_reduce(a * b); }
-inline uint32_t mq_addr(uint32_t a, uint32_t b) {
-  uint32_t r = a + b - Q;
-  return r + (Q & (0u - (r >> 31)));
-}
-inline uint32_t mq_subr(uint32_t a, uint32_t b) {
-  uint32_t r = a - b;
-  return r + (Q & (0u - (r >> 31)));
 }
 // x w mod q in [0, q) for x, w in [0, q), with wm = w 2^16 mod q
 // (Montgomery: (x wm + m q) / 2^16 < 2q, then one masked subtraction).
@@ -254,62 +239,114 @@ inline __m256i vsub(__m256i a, __m256i b) {
   const __m256i d = _mm256_sub_epi32(a, b);
   return _mm256_min_epu32(d, _mm256_add_epi32(d, _mm256_set1_epi32(Q)));
 }
-inline __m256i mont_twiddle(uint32_t w) {
-  return _mm256_set1_epi32(static_cast<int>((uint64_t{w} << 16) % Q));
-}
 inline __m256i* v(uint32_t* p) { return reinterpret_cast<__m256i*>(p); }
+
+// The twiddles times 2^16 mod q (vmul's form), forward and inverse walks.
+struct MontZetas {
+  alignas(32) uint32_t fwd[MAX_N], inv[MAX_N];
+  MontZetas() {
+    const uint32_t *z = ntt_zetas(false), *iz = ntt_zetas(true);
+    for (unsigned k = 0; k < MAX_N; ++k) {
+      fwd[k] = static_cast<uint32_t>((uint64_t{z[k]} << 16) % Q);
+      inv[k] = static_cast<uint32_t>((uint64_t{iz[k]} << 16) % Q);
+    }
+  }
+};
+const MontZetas& mont_zetas() {
+  static const MontZetas m;
+  return m;
+}
+
+// The butterflies on pairs (u_i, v_i): Cooley-Tukey (u + v w, u - v w) or
+// Gentleman-Sande (u + v, (u - v) w).
+inline void bf_ct(__m256i& u, __m256i& x, __m256i w) {
+  const __m256i t = vmul(x, w);
+  x = vsub(u, t);
+  u = vadd(u, t);
+}
+inline void bf_gs(__m256i& u, __m256i& x, __m256i w) {
+  const __m256i d = vsub(u, x);
+  u = vadd(u, x);
+  x = vmul(d, w);
+}
+
+// The three layers whose butterflies are 4, 2 and 1 apart, on 16
+// coefficients (two vectors A, B, that is four groups of the len-4 layer):
+// the halves each layer pairs are gathered into U and V, and put back.
+// k4, k2, k1: the twiddle index of the block's first group in each layer;
+// the next groups' count up (forward walk) or down (inverse walk).
+template <bool Inverse>
+inline void tail16(uint32_t* p, const uint32_t* zm, size_t k4, size_t k2, size_t k1) {
+  const auto z = [zm](size_t k, size_t i) { return static_cast<int>(zm[Inverse ? k - i : k + i]); };
+  __m256i A = _mm256_loadu_si256(v(p)), B = _mm256_loadu_si256(v(p + 8));
+  auto len4 = [&] {  // groups A[0..8), B[0..8): twiddles k4, k4+1
+    __m256i U = _mm256_permute2x128_si256(A, B, 0x20), V = _mm256_permute2x128_si256(A, B, 0x31);
+    const __m256i W = _mm256_setr_epi32(z(k4, 0), z(k4, 0), z(k4, 0), z(k4, 0), z(k4, 1), z(k4, 1), z(k4, 1), z(k4, 1));
+    if (Inverse) bf_gs(U, V, W); else bf_ct(U, V, W);
+    A = _mm256_permute2x128_si256(U, V, 0x20);
+    B = _mm256_permute2x128_si256(U, V, 0x31);
+  };
+  auto len2 = [&] {  // groups A[0..4), A[4..8), B[0..4), B[4..8): k2 .. k2+3
+    __m256i U = _mm256_unpacklo_epi64(A, B), V = _mm256_unpackhi_epi64(A, B);
+    const __m256i W = _mm256_setr_epi32(z(k2, 0), z(k2, 0), z(k2, 2), z(k2, 2), z(k2, 1), z(k2, 1), z(k2, 3), z(k2, 3));
+    if (Inverse) bf_gs(U, V, W); else bf_ct(U, V, W);
+    A = _mm256_unpacklo_epi64(U, V);
+    B = _mm256_unpackhi_epi64(U, V);
+  };
+  auto len1 = [&] {  // pairs (A0, A1) .. (B6, B7): k1 .. k1+7
+    const __m256 a = _mm256_castsi256_ps(A), b = _mm256_castsi256_ps(B);
+    __m256i U = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88)), V = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xDD));
+    const __m256i W = _mm256_setr_epi32(z(k1, 0), z(k1, 1), z(k1, 4), z(k1, 5), z(k1, 2), z(k1, 3), z(k1, 6), z(k1, 7));
+    if (Inverse) bf_gs(U, V, W); else bf_ct(U, V, W);
+    A = _mm256_unpacklo_epi32(U, V);
+    B = _mm256_unpackhi_epi32(U, V);
+  };
+  if (Inverse) {
+    len1(); len2(); len4();
+  } else {
+    len4(); len2(); len1();
+  }
+  _mm256_storeu_si256(v(p), A);
+  _mm256_storeu_si256(v(p + 8), B);
+}
 
 void ntt_fwd_avx2(uint32_t* a, unsigned logn) {
   if (logn < 4) return portable::ntt_fwd(a, logn);
   const size_t n = size_t{1} << logn;
-  const uint32_t* z = ntt_zetas(false);
+  const uint32_t* zm = mont_zetas().fwd;
   size_t k = 0;
-  size_t len = n / 2;
-  for (; len >= 8; len >>= 1)
+  for (size_t len = n / 2; len >= 8; len >>= 1)
     for (size_t start = 0; start < n; start += 2 * len) {
-      const __m256i w = mont_twiddle(z[++k]);
+      const __m256i w = _mm256_set1_epi32(static_cast<int>(zm[++k]));
       for (size_t j = start; j < start + len; j += 8) {
-        const __m256i x = _mm256_loadu_si256(v(a + j)), t = vmul(_mm256_loadu_si256(v(a + j + len)), w);
-        _mm256_storeu_si256(v(a + j + len), vsub(x, t));
-        _mm256_storeu_si256(v(a + j), vadd(x, t));
+        __m256i x = _mm256_loadu_si256(v(a + j)), y = _mm256_loadu_si256(v(a + j + len));
+        bf_ct(x, y, w);
+        _mm256_storeu_si256(v(a + j), x);
+        _mm256_storeu_si256(v(a + j + len), y);
       }
     }
-  for (; len >= 1; len >>= 1)
-    for (size_t start = 0; start < n; start += 2 * len) {
-      const uint32_t w = z[++k];
-      for (size_t j = start; j < start + len; ++j) {
-        const uint32_t t = mq_mul(a[j + len], w);
-        a[j + len] = mq_subr(a[j], t);
-        a[j] = mq_addr(a[j], t);
-      }
-    }
+  // Layer len (group g at twiddle n / (2 len) + g): 4, 2, 1.
+  for (size_t j = 0; j < n; j += 16) tail16<false>(a + j, zm, n / 8 + j / 8, n / 4 + j / 4, n / 2 + j / 2);
 }
 
 void ntt_inv_avx2(uint32_t* a, unsigned logn) {
   if (logn < 4) return portable::ntt_inv(a, logn);
   const size_t n = size_t{1} << logn;
-  const uint32_t* z = ntt_zetas(true);
-  size_t k = n;
-  size_t len = 1;
-  for (; len < 8; len <<= 1)
+  const uint32_t* zm = mont_zetas().inv;
+  // Layer len (group g at twiddle n / len - 1 - g): 1, 2, 4.
+  for (size_t j = 0; j < n; j += 16) tail16<true>(a + j, zm, n / 4 - 1 - j / 8, n / 2 - 1 - j / 4, n - 1 - j / 2);
+  size_t k = n / 8;
+  for (size_t len = 8; len < n; len <<= 1)
     for (size_t start = 0; start < n; start += 2 * len) {
-      const uint32_t w = z[--k];
-      for (size_t j = start; j < start + len; ++j) {
-        const uint32_t t = a[j];
-        a[j] = mq_addr(t, a[j + len]);
-        a[j + len] = mq_mul(mq_subr(t, a[j + len]), w);
-      }
-    }
-  for (; len < n; len <<= 1)
-    for (size_t start = 0; start < n; start += 2 * len) {
-      const __m256i w = mont_twiddle(z[--k]);
+      const __m256i w = _mm256_set1_epi32(static_cast<int>(zm[--k]));
       for (size_t j = start; j < start + len; j += 8) {
-        const __m256i x = _mm256_loadu_si256(v(a + j)), y = _mm256_loadu_si256(v(a + j + len));
-        _mm256_storeu_si256(v(a + j), vadd(x, y));
-        _mm256_storeu_si256(v(a + j + len), vmul(vsub(x, y), w));
+        __m256i x = _mm256_loadu_si256(v(a + j)), y = _mm256_loadu_si256(v(a + j + len));
+        bf_gs(x, y, w);
+        _mm256_storeu_si256(v(a + j), x);
+        _mm256_storeu_si256(v(a + j + len), y);
       }
     }
-  const __m256i ninv = mont_twiddle(Q - (Q - 1) / static_cast<uint32_t>(n));
+  const __m256i ninv = _mm256_set1_epi32(static_cast<int>((uint64_t{Q - (Q - 1) / static_cast<uint32_t>(n)} << 16) % Q));
   for (size_t j = 0; j < n; j += 8) _mm256_storeu_si256(v(a + j), vmul(_mm256_loadu_si256(v(a + j)), ninv));
 }
 
