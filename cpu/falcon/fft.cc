@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
 
 namespace falcon {
 namespace {
@@ -33,8 +34,13 @@ const Roots& roots() {
   return r;
 }
 
-// In-place DFT of size n = 2^logn: A_k = sum_j a_j exp(sign 2 pi i jk / n).
-void dft(Cx* a, unsigned logn, bool inverse) {
+
+}  // namespace
+
+namespace portable {
+// In-place DFT (interleaved re, im) of size n = 2^logn: A_k = sum_j a_j exp(sign 2 pi i jk / n).
+void dft(double* ad, unsigned logn, bool inverse) {
+  Cx* a = reinterpret_cast<Cx*>(ad);
   const size_t n = size_t{1} << logn;
   for (size_t i = 1, j = 0; i < n; ++i) {  // bit reversal (public indices)
     size_t bit = n >> 1;
@@ -61,8 +67,7 @@ void dft(Cx* a, unsigned logn, bool inverse) {
     }
   }
 }
-
-}  // namespace
+}  // namespace portable
 
 void fft(double* f, unsigned logn) {
   if (logn == 0) return;
@@ -70,12 +75,12 @@ void fft(double* f, unsigned logn) {
   const Cx* w = roots().w;
   Cx a[MAX_N];
   for (size_t j = 0; j < n; ++j) a[j] = {f[j] * w[j * scale].re, f[j] * w[j * scale].im};
-  dft(a, logn, false);
+  kernels().dft(&a[0].re, logn, false);
   for (size_t k = 0; k < hn; ++k) {
     f[k] = a[k].re;
     f[k + hn] = a[k].im;
   }
-  wipe(a, sizeof a);
+  wipe(a, n * sizeof a[0]);
 }
 
 void ifft(double* f, unsigned logn) {
@@ -87,12 +92,13 @@ void ifft(double* f, unsigned logn) {
     a[k] = {f[k], f[k + hn]};
     a[n - 1 - k] = {f[k], -f[k + hn]};
   }
-  dft(a, logn, true);
+  kernels().dft(&a[0].re, logn, true);
   const double inv_n = 1.0 / static_cast<double>(n);
   for (size_t j = 0; j < n; ++j) f[j] = cmul(a[j], conj(w[j * scale])).re * inv_n;
-  wipe(a, sizeof a);
+  wipe(a, n * sizeof a[0]);
 }
 
+namespace portable {
 void split_fft(double* f0, double* f1, const double* f, unsigned logn) {
   const size_t n = size_t{1} << logn, hn = n / 2, qn = n / 4;
   if (logn == 1) {
@@ -112,7 +118,9 @@ void split_fft(double* f0, double* f1, const double* f, unsigned logn) {
     f1[j + qn] = d.im * 0.5;
   }
 }
+}  // namespace portable
 
+namespace portable {
 void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) {
   const size_t n = size_t{1} << logn, hn = n / 2, qn = n / 4;
   if (logn == 1) {
@@ -132,6 +140,16 @@ void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) {
     f[hn - 1 - j + hn] = -y.im;
   }
 }
+}  // namespace portable
+
+const double* fft_root(size_t k) { return &roots().w[k].re; }
+
+void split_fft(double* f0, double* f1, const double* f, unsigned logn) { kernels().split_fft(f0, f1, f, logn); }
+void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) { kernels().merge_fft(f, f0, f1, logn); }
+void poly_mul_fft(double* a, const double* b, unsigned logn) { kernels().poly_mul_fft(a, b, logn); }
+void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn) {
+  kernels().poly_ldl_fft(g00, g01, g11, logn);
+}
 
 void poly_add(double* a, const double* b, unsigned logn) {
   for (size_t i = 0, n = size_t{1} << logn; i < n; ++i) a[i] += b[i];
@@ -146,6 +164,7 @@ void poly_mulconst(double* a, double c, unsigned logn) {
   for (size_t i = 0, n = size_t{1} << logn; i < n; ++i) a[i] *= c;
 }
 
+namespace portable {
 void poly_mul_fft(double* a, const double* b, unsigned logn) {
   const size_t hn = (size_t{1} << logn) / 2;
   for (size_t k = 0; k < hn; ++k) {
@@ -154,6 +173,7 @@ void poly_mul_fft(double* a, const double* b, unsigned logn) {
     a[k + hn] = r.im;
   }
 }
+}  // namespace portable
 void poly_muladj_fft(double* a, const double* b, unsigned logn) {
   const size_t hn = (size_t{1} << logn) / 2;
   for (size_t k = 0; k < hn; ++k) {
@@ -170,6 +190,7 @@ void poly_mulselfadj_fft(double* a, unsigned logn) {
   }
 }
 
+namespace portable {
 void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn) {
   const size_t hn = (size_t{1} << logn) / 2;
   for (size_t k = 0; k < hn; ++k) {
@@ -184,6 +205,7 @@ void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn) {
     g11[k + hn] = e.im;
   }
 }
+}  // namespace portable
 
 int64_t fpr_rint(double x) {
   // |x| < 2^51: adding 1.5 * 2^52 leaves an ulp of 1, so the addition

@@ -34,11 +34,16 @@ void poly_mulselfadj_fft(double* a, unsigned logn);               // a = a adj(a
 // g11 <- d11 = g11 - |g01|^2 / g00 (g00 is d00 already).
 void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn);
 
+// exp(i pi k / MAX_N) for k < 2 MAX_N, as {re, im}: the roots the transforms use.
+const double* fft_root(size_t k);
+
 // Round half to even, floor, truncation of doubles, without branches.
 int64_t fpr_rint(double x);
 int64_t fpr_floor(double x);
 
 // ---- Arithmetic mod q (modq.cc). Coefficients in [0, q).
+// The NTT's twiddles (its forward and inverse walks), MAX_N each, in [0, q).
+const uint32_t* ntt_zetas(bool inverse);
 // h = g / f mod (q, x^n+1); false when f is not invertible.
 bool mq_div(uint16_t* h, const int8_t* g, const int8_t* f, unsigned logn);
 // G = g F / f mod q, centred; false when f is not invertible or a coefficient
@@ -76,9 +81,11 @@ struct Prng {
   unsigned u8();
   void wipe();
 };
+struct Kernels;  // simd.h
 struct SamplerCtx {
   Prng prng;
   double sigma_min;
+  const Kernels* k;  // kernels(), looked up once per signature
 };
 // An integer from D_{Z, mu, 1/isigma}.
 int sampler_z(SamplerCtx& sc, double mu, double isigma);

@@ -5,6 +5,7 @@
 
 #include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
 
 namespace falcon {
 namespace {
@@ -17,7 +18,6 @@ inline uint32_t mq_reduce(uint32_t x) {
   return r;
 }
 inline uint32_t mq_mul(uint32_t a, uint32_t b) { return mq_reduce(a * b); }
-inline uint32_t mq_add(uint32_t a, uint32_t b) { return mq_reduce(a + b); }
 inline uint32_t mq_sub(uint32_t a, uint32_t b) { return mq_reduce(a + Q - b); }
 inline uint32_t mq_from_signed(int32_t v) { return mq_reduce(static_cast<uint32_t>(v + static_cast<int32_t>(Q) * 4096)); }
 
@@ -30,52 +30,48 @@ uint32_t mq_pow(uint32_t a, uint32_t e) {  // e is public
   return r;
 }
 
-// psi^k, psi = 11^((q-1)/2048) a primitive 2048-th root of unity (11 generates Z_q^*).
-struct Powers {
-  uint32_t p[2 * MAX_N];
-  Powers() {
-    const uint32_t psi = mq_pow(11, (Q - 1) / (2 * MAX_N));
-    p[0] = 1;
-    for (unsigned k = 1; k < 2 * MAX_N; ++k) p[k] = mq_mul(p[k - 1], psi);
-  }
-};
-const Powers& powers() {
-  static const Powers w;
-  return w;
+inline uint32_t mq_addr(uint32_t a, uint32_t b) {  // a, b in [0, q): one masked subtraction
+  uint32_t r = a + b - Q;
+  return r + (Q & (0u - (r >> 31)));
+}
+inline uint32_t mq_subr(uint32_t a, uint32_t b) {
+  uint32_t r = a - b;
+  return r + (Q & (0u - (r >> 31)));
 }
 
-// a(x) mod x^n + 1 to its values at psi_n^(2k+1): twist by psi_n^j, then a
-// cyclic DFT with omega = psi_n^2. inverse undoes it.
-void ntt(uint32_t* a, unsigned logn, bool inverse) {
-  const size_t n = size_t{1} << logn, scale = MAX_N / n;
-  const uint32_t* p = powers().p;
-  if (!inverse)
-    for (size_t j = 0; j < n; ++j) a[j] = mq_mul(a[j], p[j * scale]);
-  for (size_t i = 1, j = 0; i < n; ++i) {
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      const uint32_t t = a[i];
-      a[i] = a[j];
-      a[j] = t;
+unsigned bitrev(unsigned x, unsigned bits) {
+  unsigned r = 0;
+  for (unsigned i = 0; i < bits; ++i) r |= ((x >> i) & 1) << (bits - 1 - i);
+  return r;
+}
+
+// zeta[k] = psi^brv10(k), psi = 11^((q-1)/2048) a primitive 2048-th root of
+// unity (11 generates Z_q^*), and izeta[k] = -zeta[k] mod q (the inverse's
+// walk meets, at the step that undoes zeta[j], the k with -zeta[k] = 1 /
+// zeta[j], as in FIPS 204's Algorithm 42). For k <
+// n = 2^logn, brv10(k) = 2^(10-logn) brv_logn(k): the first n entries are
+// the same table for psi_n = psi^(2^(10-logn)), a primitive 2n-th root.
+struct Zetas {
+  uint32_t zeta[MAX_N], izeta[MAX_N];
+  Zetas() {
+    const uint32_t psi = mq_pow(11, (Q - 1) / (2 * MAX_N));
+    for (unsigned k = 0; k < MAX_N; ++k) {
+      const unsigned e = bitrev(k, MAX_LOGN);
+      zeta[k] = mq_pow(psi, e);
+      izeta[k] = (Q - zeta[k]) % Q;
     }
   }
-  for (size_t len = 2; len <= n; len <<= 1) {
-    const size_t step = 2 * MAX_N / len;
-    for (size_t s = 0; s < n; s += len)
-      for (size_t k = 0; k < len / 2; ++k) {
-        const uint32_t tw = p[inverse ? (2 * MAX_N - k * step) % (2 * MAX_N) : k * step];
-        const uint32_t u = a[s + k], v = mq_mul(a[s + k + len / 2], tw);
-        a[s + k] = mq_add(u, v);
-        a[s + k + len / 2] = mq_sub(u, v);
-      }
-  }
-  if (inverse) {
-    const uint32_t ninv = mq_pow(static_cast<uint32_t>(n), Q - 2);
-    for (size_t j = 0; j < n; ++j)
-      a[j] = mq_mul(mq_mul(a[j], ninv), p[(2 * MAX_N - j * scale) % (2 * MAX_N)]);
-  }
+};
+const Zetas& zetas() {
+  static const Zetas z;
+  return z;
+}
+
+void ntt(uint32_t* a, unsigned logn, bool inverse) {
+  if (inverse)
+    kernels().ntt_inv(a, logn);
+  else
+    kernels().ntt_fwd(a, logn);
 }
 
 // All of a's NTT values non-zero, as a mask-free OR over the values (f's
@@ -86,9 +82,21 @@ bool all_nonzero(const uint32_t* a, size_t n) {
   return mldsa::declassify(z == 0);
 }
 
-// a <- a / b pointwise (b non-zero), via b^(q-2).
+// a <- a / b pointwise (b non-zero): one inversion for all of them
+// (Montgomery's trick: prefix products, one b^(q-2), then back down), the
+// same steps whatever the values.
 void div_ntt(uint32_t* a, const uint32_t* b, size_t n) {
-  for (size_t i = 0; i < n; ++i) a[i] = mq_mul(a[i], mq_pow(b[i], Q - 2));
+  uint32_t pre[MAX_N];
+  pre[0] = b[0];
+  for (size_t i = 1; i < n; ++i) pre[i] = mq_mul(pre[i - 1], b[i]);
+  uint32_t inv = mq_pow(pre[n - 1], Q - 2);  // 1 / (b_0 ... b_{n-1})
+  for (size_t i = n - 1; i > 0; --i) {
+    const uint32_t bi_inv = mq_mul(inv, pre[i - 1]);
+    inv = mq_mul(inv, b[i]);
+    a[i] = mq_mul(a[i], bi_inv);
+  }
+  a[0] = mq_mul(a[0], inv);
+  wipe(pre, n * sizeof pre[0]);
 }
 
 inline int32_t centre(uint32_t x) {  // [0, q) -> (-q/2, q/2]
@@ -96,6 +104,47 @@ inline int32_t centre(uint32_t x) {  // [0, q) -> (-q/2, q/2]
 }
 
 }  // namespace
+
+const uint32_t* ntt_zetas(bool inverse) { return inverse ? zetas().izeta : zetas().zeta; }
+
+namespace portable {
+// a(x) mod x^n + 1 to its values at the 2n-th roots psi_n^(2j+1), in
+// bit-reversed order (Cooley-Tukey butterflies, natural-order input).
+// Every use multiplies or tests values pointwise, so their order is free.
+void ntt_fwd(uint32_t* a, unsigned logn) {
+  const size_t n = size_t{1} << logn;
+  const uint32_t* z = ntt_zetas(false);
+  size_t k = 0;
+  for (size_t len = n / 2; len >= 1; len >>= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const uint32_t w = z[++k];
+      for (size_t j = start; j < start + len; ++j) {
+        const uint32_t t = mq_mul(a[j + len], w);
+        a[j + len] = mq_subr(a[j], t);
+        a[j] = mq_addr(a[j], t);
+      }
+    }
+}
+
+// The inverse of ntt_fwd (Gentleman-Sande butterflies, then 1/n).
+void ntt_inv(uint32_t* a, unsigned logn) {
+  const size_t n = size_t{1} << logn;
+  const uint32_t* z = ntt_zetas(true);
+  size_t k = n;
+  for (size_t len = 1; len < n; len <<= 1)
+    for (size_t start = 0; start < n; start += 2 * len) {
+      const uint32_t w = z[--k];
+      for (size_t j = start; j < start + len; ++j) {
+        const uint32_t t = a[j];
+        a[j] = mq_addr(t, a[j + len]);
+        a[j + len] = mq_mul(mq_subr(t, a[j + len]), w);
+      }
+    }
+  const uint32_t ninv = Q - (Q - 1) / static_cast<uint32_t>(n);  // n^-1 mod q: q = 1 mod n
+  for (size_t j = 0; j < n; ++j) a[j] = mq_mul(a[j], ninv);
+}
+
+}  // namespace portable
 
 bool mq_div(uint16_t* h, const int8_t* g, const int8_t* f, unsigned logn) {
   const size_t n = size_t{1} << logn;

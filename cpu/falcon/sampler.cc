@@ -1,10 +1,12 @@
 // sampler.cc - Falcon's integer Gaussian sampler (specification section 3.9.3,
 // SamplerZ, BaseSampler, BerExp, ApproxExp) and the ChaCha20-based PRNG the
 // round-3 reference draws its bits from (its byte order is part of the KATs).
+#include <bit>
 #include <cstring>
 
 #include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
 
 namespace falcon {
 namespace {
@@ -25,13 +27,15 @@ inline uint32_t le32(const uint8_t* p) {
 // The reverse cumulative distribution of the base half-Gaussian (sigma_0 =
 // 1.8205), 72-bit values as three 24-bit words, high word first
 // (specification, table RCDT).
-constexpr uint32_t RCDT[18][3] = {
+}  // namespace
+extern const uint32_t RCDT[18][3] = {
     {10745844u, 3068844u, 3741698u}, {5559083u, 1580863u, 8248194u}, {2260429u, 13669192u, 2736639u},
     {708981u, 4421575u, 10046180u},  {169348u, 7122675u, 4136815u},  {30538u, 13063405u, 7650655u},
     {4132u, 14505003u, 7826148u},    {417u, 16768101u, 11363290u},   {31u, 8444042u, 8086568u},
     {1u, 12844466u, 265321u},        {0u, 1232676u, 13644283u},      {0u, 38047u, 9111839u},
     {0u, 870u, 6138264u},            {0u, 14u, 12545723u},           {0u, 0u, 3104126u},
     {0u, 0u, 28824u},                {0u, 0u, 198u},                 {0u, 0u, 1u}};
+namespace {
 
 // ApproxExp's polynomial (specification, table C), 2^63-scaled.
 constexpr uint64_t EXP_C[13] = {
@@ -59,20 +63,14 @@ uint64_t expm_p63(double x, double ccs) {
 }
 
 // One half-Gaussian value from 72 random bits, compared with every RCDT entry.
-int base_sampler(Prng& p) {
+int base_sampler(SamplerCtx& sc) {
+  Prng& p = sc.prng;
   const uint64_t lo = p.u64();
   const uint32_t hi = p.u8();
   const uint32_t v0 = static_cast<uint32_t>(lo) & 0xFFFFFF;
   const uint32_t v1 = static_cast<uint32_t>(lo >> 24) & 0xFFFFFF;
   const uint32_t v2 = static_cast<uint32_t>(lo >> 48) | (hi << 16);
-  int z = 0;
-  for (const auto& w : RCDT) {
-    uint32_t cc = (v0 - w[2]) >> 31;
-    cc = (v1 - w[1] - cc) >> 31;
-    cc = (v2 - w[0] - cc) >> 31;
-    z += static_cast<int>(cc);
-  }
-  return z;
+  return sc.k->rcdt_count(v0, v1, v2);
 }
 
 // A bit that is 1 with probability ccs * exp(-x), x >= 0. The bytes are
@@ -109,35 +107,60 @@ void Prng::init(mldsa::Keccak& src) {
   refill();
 }
 
-void Prng::refill() {
+namespace portable {
+int rcdt_count(uint32_t v0, uint32_t v1, uint32_t v2) {
+  int z = 0;
+  for (const auto& w : RCDT) {
+    uint32_t cc = (v0 - w[2]) >> 31;
+    cc = (v1 - w[1] - cc) >> 31;
+    cc = (v2 - w[0] - cc) >> 31;
+    z += static_cast<int>(cc);
+  }
+  return z;
+}
+
+void chacha8(uint8_t out[512], const uint32_t key[12], uint64_t counter) {
   // Eight ChaCha20 blocks with counters counter .. counter+7; the output is
   // interleaved: word v of block u is 32-bit word u + 8 v of the buffer.
   for (unsigned u = 0; u < 8; ++u) {
+    // The counter is secret (from the seed): the block index goes through an
+    // empty asm, so that the optimiser cannot make counter + u the loop's
+    // variable and compare it with counter + 8 (valgrind saw that branch).
+    // The asm's operand is public (MemorySanitizer checks asm operands).
+    uint64_t ui = u;
+    __asm__("" : "+r"(ui));
+    const uint64_t c = counter + ui;
     uint32_t s[16];
     std::memcpy(s, SIGMA_WORDS, sizeof SIGMA_WORDS);
-    std::memcpy(s + 4, key, sizeof key);
-    s[14] ^= static_cast<uint32_t>(counter);
-    s[15] ^= static_cast<uint32_t>(counter >> 32);
+    std::memcpy(s + 4, key, 12 * sizeof key[0]);
+    s[14] ^= static_cast<uint32_t>(c);
+    s[15] ^= static_cast<uint32_t>(c >> 32);
     for (int i = 0; i < 10; ++i) {
       qround(s, 0, 4, 8, 12); qround(s, 1, 5, 9, 13); qround(s, 2, 6, 10, 14); qround(s, 3, 7, 11, 15);
       qround(s, 0, 5, 10, 15); qround(s, 1, 6, 11, 12); qround(s, 2, 7, 8, 13); qround(s, 3, 4, 9, 14);
     }
     for (int v = 0; v < 4; ++v) s[v] += SIGMA_WORDS[v];
     for (int v = 4; v < 14; ++v) s[v] += key[v - 4];
-    s[14] += key[10] ^ static_cast<uint32_t>(counter);
-    s[15] += key[11] ^ static_cast<uint32_t>(counter >> 32);
-    ++counter;
+    s[14] += key[10] ^ static_cast<uint32_t>(c);
+    s[15] += key[11] ^ static_cast<uint32_t>(c >> 32);
     for (unsigned v = 0; v < 16; ++v)
-      for (unsigned b = 0; b < 4; ++b) buf[(u << 2) + (v << 5) + b] = static_cast<uint8_t>(s[v] >> (8 * b));
+      for (unsigned b = 0; b < 4; ++b) out[(u << 2) + (v << 5) + b] = static_cast<uint8_t>(s[v] >> (8 * b));
     falcon::wipe(s, sizeof s);
   }
+}
+}  // namespace portable
+
+void Prng::refill() {
+  kernels().chacha8(buf, key, counter);
+  counter += 8;
   ptr = 0;
 }
 
 uint64_t Prng::u64() {
   if (ptr >= sizeof buf - 9) refill();
-  uint64_t r = 0;
-  for (int b = 7; b >= 0; --b) r = (r << 8) | buf[ptr + b];
+  uint64_t r;  // little-endian
+  std::memcpy(&r, buf + ptr, sizeof r);
+  if constexpr (std::endian::native == std::endian::big) r = __builtin_bswap64(r);
   ptr += 8;
   return r;
 }
@@ -156,7 +179,7 @@ int sampler_z(SamplerCtx& sc, double mu, double isigma) {
   const double dss = isigma * isigma * 0.5;
   const double ccs = isigma * sc.sigma_min;
   for (;;) {
-    const int z0 = base_sampler(sc.prng);
+    const int z0 = base_sampler(sc);
     const int b = static_cast<int>(sc.prng.u8()) & 1;
     const int z = b + ((b << 1) - 1) * z0;
     const double d = static_cast<double>(z) - r;

@@ -7,6 +7,7 @@
 
 #include "cpu/ct.h"
 #include "cpu/falcon/internal.h"
+#include "cpu/falcon/simd.h"
 
 namespace falcon {
 namespace {
@@ -30,6 +31,7 @@ void ff_sampling(SamplerCtx& sc, double* t0, double* t1, double* g00, double* g0
   };
   Node node[MAX_LOGN + 1];
   uint8_t stage[MAX_LOGN + 1];
+  const Kernels& k = *sc.k;
   node[logn] = {t0, t1, g00, g01, g11, tmp};
   for (unsigned L = logn; L > 0; --L) {
     const size_t n = size_t{1} << L, hn = n / 2;
@@ -55,24 +57,24 @@ void ff_sampling(SamplerCtx& sc, double* t0, double* t1, double* g00, double* g0
     double* u = a + n + hn;
     switch (stage[L]) {
       case 0:  // z1 from t1 over d11
-        poly_ldl_fft(c.g00, c.g01, c.g11, L);  // g01 = l10, g11 = d11
-        split_fft(a, a + hn, c.g11, L);
+        k.poly_ldl_fft(c.g00, c.g01, c.g11, L);  // g01 = l10, g11 = d11
+        k.split_fft(a, a + hn, c.g11, L);
         std::memcpy(a + n, a, hn * sizeof(double));
-        split_fft(u, u + hn, c.t1, L);
+        k.split_fft(u, u + hn, c.t1, L);
         break;
       case 1:  // t0 += (t1 - z1) l10, t1 = z1; then z0 from t0 over d00
-        merge_fft(c.g11, u, u + hn, L);  // g11 now holds z1
+        k.merge_fft(c.g11, u, u + hn, L);  // g11 now holds z1
         std::memcpy(a, c.t1, n * sizeof(double));
         poly_sub(a, c.g11, L);
-        poly_mul_fft(a, c.g01, L);
+        k.poly_mul_fft(a, c.g01, L);
         poly_add(c.t0, a, L);
         std::memcpy(c.t1, c.g11, n * sizeof(double));
-        split_fft(a, a + hn, c.g00, L);
+        k.split_fft(a, a + hn, c.g00, L);
         std::memcpy(a + n, a, hn * sizeof(double));
-        split_fft(u, u + hn, c.t0, L);
+        k.split_fft(u, u + hn, c.t0, L);
         break;
       default:  // z0 done
-        merge_fft(c.t0, u, u + hn, L);
+        k.merge_fft(c.t0, u, u + hn, L);
         if (L == logn) return;
         ++L;
         continue;
@@ -211,6 +213,7 @@ bool sign(const Params& p, const uint8_t* sk, const uint8_t* msg, size_t msglen,
   std::unique_ptr<double[]> w(new double[wlen]);
   SamplerCtx sc;
   sc.sigma_min = p.sigma_min;
+  sc.k = &kernels();
   int16_t s2[MAX_N];
   const size_t cap = (fmt == SigFormat::padded ? p.sig_padded_bytes : p.sig_max_bytes) - 1 - NONCE_BYTES;
   size_t v = 0;
