@@ -63,37 +63,116 @@ MLDSA_HD inline int32_t mont_mul(int32_t a, int32_t b) {
 // reduce32, caddq and freeze: the core's (cpu/scalar.h).
 
 // Forward NTT (Algorithm 41). In: |a_i| < q. Out: |a_i| < 9q.
-// Every level is 128 independent butterflies, run in a fixed count (8 x
-// 128) so the loops compile to counted loops (bench/sass_count.py solves
-// their trips); butterfly b of the level with half-length len = 2^s works on
-// group b >> s, whose twiddle is the core's (same values, same order of
-// levels, so the same result).
-MLDSA_HD MLDSA_NOINLINE inline void ntt(int32_t a[kN]) {
-  for (unsigned level = 0; level < 8; ++level) {
-    const unsigned s = 7 - level, len = 1u << s;
-    for (unsigned b = 0; b < kN / 2; ++b) {
-      const unsigned group = b >> s, j = (group << (s + 1)) + (b & (len - 1));
-      const int32_t t = mont_mul(zeta((1u << level) + group), a[j + len]);
-      a[j + len] = a[j] - t;
-      a[j] = a[j] + t;
+// The core's butterflies (same twiddles, same arithmetic, so the same
+// result: the butterflies of one level are independent, only the levels'
+// order matters), run in two passes of four levels over 16 coefficients held
+// in registers, instead of eight passes over the whole polynomial in local
+// memory. Levels 0-3 (half-lengths 128..16) only mix coefficients 16 apart:
+// column c is a[c], a[c + 16], ..., a[c + 240], and its twiddles are the
+// same for every column. Levels 4-7 (8..1) only mix within 16 neighbours.
+// bench/gpu_model.py, ML-DSA-44 sign_kernel per attempt: each NTT read and
+// wrote the polynomial once a level (8 x 2 KiB a thread); now twice in all
+// (2 x 2 KiB), and the unrolled blocks need no index arithmetic.
+// ntt_with(a, load) transforms the polynomial whose coefficient c is load(c)
+// into a (the first pass reads through load: sign.h makes y^ from y so).
+template <typename Load>
+MLDSA_HD inline void ntt_with(int32_t a[kN], Load load) {
+  for (unsigned col = 0; col < 16; ++col) {
+    int32_t r[16];
+    MLDSA_UNROLL
+    for (int m = 0; m < 16; ++m) r[m] = load(static_cast<int>(col) + 16 * m);
+    MLDSA_UNROLL
+    for (int level = 0; level < 4; ++level) {
+      const int s = 3 - level, len = 1 << s;  // in steps of 16 coefficients
+      MLDSA_UNROLL
+      for (int b = 0; b < 8; ++b) {
+        const int group = b >> s, j = (group << (s + 1)) + (b & (len - 1));
+        const int32_t t = mont_mul(zeta((1u << level) + group), r[j + len]);
+        r[j + len] = r[j] - t;
+        r[j] = r[j] + t;
+      }
     }
+    MLDSA_UNROLL
+    for (int m = 0; m < 16; ++m) a[col + 16 * m] = r[m];
+  }
+  for (unsigned row = 0; row < 16; ++row) {
+    int32_t r[16];
+    MLDSA_UNROLL
+    for (int i = 0; i < 16; ++i) r[i] = a[16 * row + i];
+    MLDSA_UNROLL
+    for (int level = 4; level < 8; ++level) {
+      const int s = 7 - level, len = 1 << s;
+      MLDSA_UNROLL
+      for (int b = 0; b < 8; ++b) {
+        const int group = b >> s, j = (group << (s + 1)) + (b & (len - 1));
+        const int32_t t = mont_mul(zeta((1u << level) + (row << (level - 4)) + group), r[j + len]);
+        r[j + len] = r[j] - t;
+        r[j] = r[j] + t;
+      }
+    }
+    MLDSA_UNROLL
+    for (int i = 0; i < 16; ++i) a[16 * row + i] = r[i];
   }
 }
 
+MLDSA_HD MLDSA_NOINLINE inline void ntt(int32_t a[kN]) {
+  ntt_with(a, [&](int c) { return a[c]; });
+}
+
 // Inverse NTT and the factor 2^32 / 256 (FIPS 204 Algorithm 42 in the
-// core's Montgomery form); the core walks the twiddles down from 255.
-MLDSA_HD MLDSA_NOINLINE inline void invntt_tomont(int32_t a[kN]) {
-  for (unsigned s = 0; s < 8; ++s) {
-    const unsigned len = 1u << s;
-    for (unsigned b = 0; b < kN / 2; ++b) {
-      const unsigned group = b >> s, j = (group << (s + 1)) + (b & (len - 1));
-      const int32_t z = -zeta((kN >> s) - 1 - group);
-      const int32_t t = a[j];
-      a[j] = t + a[j + len];
-      a[j + len] = mont_mul(z, t - a[j + len]);
+// core's Montgomery form); the core walks the twiddles down from 255. As the
+// forward one, in two register passes: levels s = 0-3 (half-lengths 1..8)
+// within 16 neighbours, levels 4-7 (16..128) within columns, which also
+// apply the factor. load(c) gives coefficient c of the input (NTT domain)
+// and store(c, m, v) takes coefficient c = col + 16 m of the output (m a
+// constant once the pass is unrolled, col the loop's), so a caller can fuse
+// the product before and the rounding after into the two passes (sign.h);
+// invntt_tomont(a) is the in-place transform.
+template <typename Load, typename Store>
+MLDSA_HD inline void invntt_tomont_with(int32_t scratch[kN], Load load, Store store) {
+  for (unsigned row = 0; row < 16; ++row) {
+    int32_t r[16];
+    MLDSA_UNROLL
+    for (int i = 0; i < 16; ++i) r[i] = load(16 * row + i);
+    MLDSA_UNROLL
+    for (int s = 0; s < 4; ++s) {
+      const int len = 1 << s;
+      MLDSA_UNROLL
+      for (int b = 0; b < 8; ++b) {
+        const int group = b >> s, j = (group << (s + 1)) + (b & (len - 1));
+        const int32_t z = -zeta((kN >> s) - 1 - (row << (3 - s)) - group);
+        const int32_t t = r[j];
+        r[j] = t + r[j + len];
+        r[j + len] = mont_mul(z, t - r[j + len]);
+      }
     }
+    MLDSA_UNROLL
+    for (int i = 0; i < 16; ++i) scratch[16 * row + i] = r[i];
   }
-  for (int j = 0; j < kN; ++j) a[j] = mont_mul(kInvNMont, a[j]);
+  for (unsigned col = 0; col < 16; ++col) {
+    int32_t r[16];
+    MLDSA_UNROLL
+    for (int m = 0; m < 16; ++m) r[m] = scratch[col + 16 * m];
+    MLDSA_UNROLL
+    for (int s = 4; s < 8; ++s) {
+      const int len = 1 << (s - 4);  // in steps of 16 coefficients
+      MLDSA_UNROLL
+      for (int b = 0; b < 8; ++b) {
+        const int group = b >> (s - 4), j = (group << (s - 3)) + (b & (len - 1));
+        const int32_t z = -zeta((kN >> s) - 1 - group);
+        const int32_t t = r[j];
+        r[j] = t + r[j + len];
+        r[j + len] = mont_mul(z, t - r[j + len]);
+      }
+    }
+    MLDSA_UNROLL
+    for (int m = 0; m < 16; ++m) store(static_cast<int>(col) + 16 * m, m, mont_mul(kInvNMont, r[m]));
+  }
+}
+
+MLDSA_HD MLDSA_NOINLINE inline void invntt_tomont(int32_t a[kN]) {
+  invntt_tomont_with(
+      a, [&](int c) { return a[c]; }, [&](int c, int, int32_t v) { a[c] = v; });
 }
 
 inline constexpr int32_t kMontOne = static_cast<int32_t>((uint64_t{1} << 32) % kQ);

@@ -11,13 +11,15 @@ namespace mldsa::gpu {
 inline constexpr int kMaxBytesPerCoeff = 3;
 
 // Packs v_i = (negate ? offset - a_i : a_i + offset) in `bits` bits each
-// (bits <= 20), little-endian bit order: 32 * bits bytes.
-MLDSA_HD inline void pack_bits(uint8_t* out, const int32_t a[kN], uint32_t bits, int32_t offset, bool negate) {
+// (bits <= 20), little-endian bit order: 32 * bits bytes. T: int32_t, or
+// uint8_t for w1 (sign.h keeps HighBits(w) as bytes).
+template <typename T>
+MLDSA_HD inline void pack_bits(uint8_t* out, const T a[kN], uint32_t bits, int32_t offset, bool negate) {
   uint64_t acc = 0;
   uint32_t have = 0;
   const uint32_t mask = (1u << bits) - 1;
   for (int i = 0; i < kN; ++i) {
-    const int32_t v = negate ? offset - a[i] : a[i] + offset;
+    const int32_t v = negate ? offset - static_cast<int32_t>(a[i]) : static_cast<int32_t>(a[i]) + offset;
     acc |= static_cast<uint64_t>(static_cast<uint32_t>(v) & mask) << have;
     have += bits;
     // At most 3 whole bytes are ready (have < 8 + 20): a fixed count of
