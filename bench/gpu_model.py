@@ -195,9 +195,10 @@ LOOP_TRIPS = {
     "rej_bounded_blocks": rej_bounded_blocks,
     "rej_ntt_blocks": rej_ntt_blocks,
     "ball_draws": ball_draws,
-    # sign_attempt's A^ o y^ sum over l terms, inside the unrolled pass of the
-    # inverse NTT (kernels/thread/sign.h): the compiler's copies of that loop
-    # are not in a form the solver reads, and their trip is just l.
+    # Loops of sign_attempt over the l polynomials of y or s1
+    # (kernels/thread/sign.h) that the solver does not read in the form the
+    # compiler gives them (the A^ o y^ terms inside the inverse NTT's first
+    # pass, the z = y + c s1 loop): their trip is just l.
     "sign_l": lambda s: s.l,
 }
 

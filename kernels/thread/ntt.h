@@ -123,17 +123,16 @@ MLDSA_HD MLDSA_NOINLINE inline void ntt(int32_t a[kN]) {
 // core's Montgomery form); the core walks the twiddles down from 255. As the
 // forward one, in two register passes: levels s = 0-3 (half-lengths 1..8)
 // within 16 neighbours, levels 4-7 (16..128) within columns, which also
-// apply the factor. load(c) gives coefficient c of the input (NTT domain)
-// and store(c, m, v) takes coefficient c = col + 16 m of the output (m a
+// apply the factor. load_row(row, r) gives coefficients 16 row .. 16 row +
+// 15 of the input (NTT domain) in r[0..15], and store(c, m, v) takes coefficient c = col + 16 m of the output (m a
 // constant once the pass is unrolled, col the loop's), so a caller can fuse
 // the product before and the rounding after into the two passes (sign.h);
 // invntt_tomont(a) is the in-place transform.
-template <typename Load, typename Store>
-MLDSA_HD inline void invntt_tomont_with(int32_t scratch[kN], Load load, Store store) {
+template <typename LoadRow, typename Store>
+MLDSA_HD inline void invntt_tomont_with(int32_t scratch[kN], LoadRow load_row, Store store) {
   for (unsigned row = 0; row < 16; ++row) {
     int32_t r[16];
-    MLDSA_UNROLL
-    for (int i = 0; i < 16; ++i) r[i] = load(16 * row + i);
+    load_row(row, r);
     MLDSA_UNROLL
     for (int s = 0; s < 4; ++s) {
       const int len = 1 << s;
@@ -172,7 +171,12 @@ MLDSA_HD inline void invntt_tomont_with(int32_t scratch[kN], Load load, Store st
 
 MLDSA_HD MLDSA_NOINLINE inline void invntt_tomont(int32_t a[kN]) {
   invntt_tomont_with(
-      a, [&](int c) { return a[c]; }, [&](int c, int, int32_t v) { a[c] = v; });
+      a,
+      [&](unsigned row, int32_t r[16]) {
+        MLDSA_UNROLL
+        for (int i = 0; i < 16; ++i) r[i] = a[16 * row + i];
+      },
+      [&](int c, int, int32_t v) { a[c] = v; });
 }
 
 inline constexpr int32_t kMontOne = static_cast<int32_t>((uint64_t{1} << 32) % kQ);
