@@ -54,6 +54,25 @@ MLDSA_HD inline void unpack_bits(int32_t a[kN], const uint8_t* in, uint32_t bits
   }
 }
 
+// Coefficient i (unsigned, `bits` <= 20 bits) of a packed polynomial at a
+// 4-byte-aligned address: the two 32-bit words that hold its bits and one
+// funnel shift (SHF on the GPU), so any coefficient can be read alone, in
+// any order. Bits sit in bytes little-endian and bytes in words too (the
+// device's and the host's order), so word k holds bits 32k..32k+31.
+MLDSA_HD inline uint32_t packed_coeff(const uint8_t* in, uint32_t i, uint32_t bits) {
+  const uint32_t bit = i * bits, lw = bit >> 5, hw = (bit + bits - 1) >> 5;
+#if defined(__CUDA_ARCH__)
+  const uint32_t* w = reinterpret_cast<const uint32_t*>(in);
+  const uint32_t v = __funnelshift_r(w[lw], w[hw], bit & 31);
+#else
+  uint32_t lo, hi;
+  __builtin_memcpy(&lo, in + 4 * lw, 4);
+  __builtin_memcpy(&hi, in + 4 * hw, 4);
+  const uint32_t v = static_cast<uint32_t>(((uint64_t{hi} << 32) | lo) >> (bit & 31));
+#endif
+  return v & ((1u << bits) - 1);
+}
+
 // HintBitUnpack's well-formedness checks (Algorithm 21 lines 4-5, 9-11, 16-18)
 // on the omega + k hint bytes of a signature: each polynomial's end index
 // within [previous end, omega], indices strictly increasing within a
