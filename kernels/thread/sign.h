@@ -92,6 +92,16 @@ MLDSA_HD inline uint32_t coeff_exceeds(int32_t v, int32_t bound) {
   return static_cast<uint32_t>(bound - 1 - v) >> 31;
 }
 
+// All-ones if some |a_c| >= bound (a reduced), without a branch on a_c: the
+// whole-polynomial check (sign_attempt checks each coefficient as its
+// inverse NTT stores it; the cooperative kernels' warp_exceeds is tested
+// against this).
+MLDSA_HD inline uint32_t poly_exceeds(const int32_t a[kN], int32_t bound) {
+  uint32_t any = 0;
+  for (int c = 0; c < kN; ++c) any |= coeff_exceeds(a[c], bound);
+  return 0u - any;
+}
+
 // MakeHint (Algorithm 39) on lo = r0 - c s2 + c t0 and the high bits hi of w:
 // 1 iff lo > gamma2, lo < -gamma2, or lo == -gamma2 with hi != 0.
 MLDSA_HD inline uint32_t make_hint(int32_t lo, int32_t hi, int32_t gamma2) {
