@@ -11,13 +11,15 @@ namespace mldsa::gpu {
 inline constexpr int kMaxBytesPerCoeff = 3;
 
 // Packs v_i = (negate ? offset - a_i : a_i + offset) in `bits` bits each
-// (bits <= 20), little-endian bit order: 32 * bits bytes.
-MLDSA_HD inline void pack_bits(uint8_t* out, const int32_t a[kN], uint32_t bits, int32_t offset, bool negate) {
+// (bits <= 20), little-endian bit order: 32 * bits bytes. T: int32_t, or
+// uint8_t for w1 (sign.h keeps HighBits(w) as bytes).
+template <typename T>
+MLDSA_HD inline void pack_bits(uint8_t* out, const T a[kN], uint32_t bits, int32_t offset, bool negate) {
   uint64_t acc = 0;
   uint32_t have = 0;
   const uint32_t mask = (1u << bits) - 1;
   for (int i = 0; i < kN; ++i) {
-    const int32_t v = negate ? offset - a[i] : a[i] + offset;
+    const int32_t v = negate ? offset - static_cast<int32_t>(a[i]) : static_cast<int32_t>(a[i]) + offset;
     acc |= static_cast<uint64_t>(static_cast<uint32_t>(v) & mask) << have;
     have += bits;
     // At most 3 whole bytes are ready (have < 8 + 20): a fixed count of
@@ -50,6 +52,25 @@ MLDSA_HD inline void unpack_bits(int32_t a[kN], const uint8_t* in, uint32_t bits
     have -= bits;
     a[i] = negate ? offset - v : v - offset;
   }
+}
+
+// Coefficient i (unsigned, `bits` <= 20 bits) of a packed polynomial at a
+// 4-byte-aligned address: the two 32-bit words that hold its bits and one
+// funnel shift (SHF on the GPU), so any coefficient can be read alone, in
+// any order. Bits sit in bytes little-endian and bytes in words too (the
+// device's and the host's order), so word k holds bits 32k..32k+31.
+MLDSA_HD inline uint32_t packed_coeff(const uint8_t* in, uint32_t i, uint32_t bits) {
+  const uint32_t bit = i * bits, lw = bit >> 5, hw = (bit + bits - 1) >> 5;
+#if defined(__CUDA_ARCH__)
+  const uint32_t* w = reinterpret_cast<const uint32_t*>(in);
+  const uint32_t v = __funnelshift_r(w[lw], w[hw], bit & 31);
+#else
+  uint32_t lo, hi;
+  __builtin_memcpy(&lo, in + 4 * lw, 4);
+  __builtin_memcpy(&hi, in + 4 * hw, 4);
+  const uint32_t v = static_cast<uint32_t>(((uint64_t{hi} << 32) | lo) >> (bit & 31));
+#endif
+  return v & ((1u << bits) - 1);
 }
 
 // HintBitUnpack's well-formedness checks (Algorithm 21 lines 4-5, 9-11, 16-18)

@@ -79,14 +79,26 @@ MLDSA_HD inline void sign_rhopp(const TaskParams& p, const int32_t* key, const u
   wipe_words(sp.s, sizeof sp.s);
 }
 
-// All-ones if some |a_c| >= bound (a reduced), without a branch on a_c.
+// v[e] = reduce32(c[16 row + e] * b[16 row + e] * 2^-32), e = 0..15: one row
+// of the core's pointwise_acc with one term, for an inverse NTT's first pass.
+MLDSA_HD inline void product_row(int32_t v[16], const int32_t* c, const int32_t* b, unsigned row) {
+  MLDSA_UNROLL
+  for (int e = 0; e < 16; ++e) v[e] = reduce32(mont_mul(c[16 * row + e], b[16 * row + e]));
+}
+
+// 1 if |v| >= bound (v reduced), without a branch on v.
+MLDSA_HD inline uint32_t coeff_exceeds(int32_t v, int32_t bound) {
+  v = v - ((v >> 31) & (2 * v));
+  return static_cast<uint32_t>(bound - 1 - v) >> 31;
+}
+
+// All-ones if some |a_c| >= bound (a reduced), without a branch on a_c: the
+// whole-polynomial check (sign_attempt checks each coefficient as its
+// inverse NTT stores it; the cooperative kernels' warp_exceeds is tested
+// against this).
 MLDSA_HD inline uint32_t poly_exceeds(const int32_t a[kN], int32_t bound) {
   uint32_t any = 0;
-  for (int c = 0; c < kN; ++c) {
-    int32_t v = a[c];
-    v = v - ((v >> 31) & (2 * v));
-    any |= static_cast<uint32_t>(bound - 1 - v) >> 31;
-  }
+  for (int c = 0; c < kN; ++c) any |= coeff_exceeds(a[c], bound);
   return 0u - any;
 }
 
@@ -108,10 +120,11 @@ struct SignScratch {
   alignas(8) uint8_t ctilde[64];
   int32_t y[kMaxL][kN];
   int32_t z[kMaxL][kN];  // y^ until w is known
-  int32_t w[kMaxK][kN];  // w, then r0 - c s2 + c t0
+  int32_t w[kMaxK][kN];  // LowBits(w), then r0 - c s2
   uint8_t w1[kMaxK][kN];
   uint32_t hint[kMaxK][kN / 32];
-  int32_t tmp[kN];
+  int32_t c_hat[kN];
+  int32_t tmp[kN];                  // between the two passes of an inverse NTT
   alignas(8) uint8_t buf[32 * 20];  // one ExpandMask output / one packed w1 row
 };
 
@@ -121,6 +134,16 @@ MLDSA_HD inline void sign_wipe(SignScratch& s) { wipe_words(&s, sizeof s); }
 // 16-bit nonce like the core's). True iff the candidate is accepted; then
 // sign_encode(s) gives the signature. key: sign_expand_key's words; mu,
 // rhopp: 64 bytes each.
+//
+// Local memory is what bounds this kernel (bench/gpu_model.py counts a
+// thread kernel's local bytes as HBM bytes: 16 warps/SM x 32 tasks x ~20 KiB
+// of SignScratch do not stay in L1/L2), so every step reads and writes each
+// polynomial as few times as it can: the NTTs run in two register passes
+// (ntt.h), the products A^ o y^ and c^ o s are computed in the inverse NTT's
+// first pass (its load) and the rounding, the norm checks and the hints in
+// its last (its store), so no product, no c s_i and no w is written to be
+// read back; y^ is made from y in the forward NTT's first pass. The steps and
+// their order are the core's, value for value.
 MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const uint8_t* mu, const uint8_t* rhopp,
                                   uint32_t r, SignScratch& s) {
   const uint16_t kappa = static_cast<uint16_t>(r * p.l);
@@ -134,9 +157,16 @@ MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const
     sponge_finalize(sp);
     sponge_squeeze_lanes(sp, s.buf, 4 * zbits);
     wipe_words(sp.s, sizeof sp.s);
-    unpack_bits(s.y[j], s.buf, zbits, p.gamma1, true);
-    for (int c = 0; c < kN; ++c) s.z[j][c] = s.y[j][c];
-    ntt(s.z[j]);
+    // y_j is unpacked as the NTT's first pass reads it (column order), one
+    // coefficient out of two words of the aligned buffer (packed_coeff), and
+    // kept for z = y + c s1: no unpacking pass of its own (was ~39 SASS
+    // instructions a coefficient, three guarded byte steps) and no re-read.
+    int32_t* yj = s.y[j];
+    ntt_with(s.z[j], [&](int c) {
+      const int32_t v = static_cast<int32_t>(p.gamma1) - static_cast<int32_t>(packed_coeff(s.buf, c, zbits));
+      yj[c] = v;
+      return v;
+    });
   }
 
   // w = NTT^-1(A^ o y^); w1 = HighBits(w); c~ = H(mu || w1Encode(w1))  (lines 12-15)
@@ -145,61 +175,96 @@ MLDSA_HD inline bool sign_attempt(const TaskParams& p, const int32_t* key, const
   sponge_absorb_lanes(hc, mu, 8);  // mu: an 8-aligned 64-byte slot
   const int32_t* a = key + sign_key_a(p);
   for (uint32_t i = 0; i < p.k; ++i) {
-    pointwise_acc(s.w[i], a + i * p.l * kN, &s.z[0][0], p.l);
-    invntt_tomont(s.w[i]);
-    for (int c = 0; c < kN; ++c) {
-      s.w[i][c] = caddq(s.w[i][c]);
-      int32_t r0;
-      const int32_t r1 = decompose(&r0, s.w[i][c], p.gamma2);
-      s.w1[i][c] = static_cast<uint8_t>(r1);
-      s.tmp[c] = r1;
-      s.w[i][c] = r0;  // w itself is no longer needed: keep LowBits
-    }
-    pack_bits(s.buf, s.tmp, w1_bits(p), 0, false);
+    const int32_t* ai = a + i * p.l * kN;
+    int32_t* wi = s.w[i];
+    uint8_t* w1i = s.w1[i];
+    invntt_tomont_with(
+        s.tmp,
+        [&](unsigned row, int32_t v[16]) {
+          // The l terms of 16 coefficients: a counted loop over j around
+          // an unrolled block (was: a loop over j per coefficient, ~57 SASS
+          // instructions a product, the loop's overhead and addressing).
+          int32_t acc[16] = {};
+          for (uint32_t j = 0; j < p.l; ++j) {  // model-trips: sign_l
+            const int32_t* aj = ai + j * kN + 16 * row;
+            const int32_t* zj = s.z[j] + 16 * row;
+            MLDSA_UNROLL
+            for (int e = 0; e < 16; ++e) acc[e] += mont_mul(aj[e], zj[e]);
+          }
+          MLDSA_UNROLL
+          for (int e = 0; e < 16; ++e) v[e] = reduce32(acc[e]);
+        },
+        [&](int c, int, int32_t v) {
+          int32_t r0;
+          w1i[c] = static_cast<uint8_t>(decompose(&r0, caddq(v), p.gamma2));
+          wi[c] = r0;  // w itself is no longer needed: keep LowBits
+        });
+    pack_bits(s.buf, w1i, w1_bits(p), 0, false);
     sponge_absorb_lanes(hc, s.buf, 4 * w1_bits(p));
   }
   sponge_finalize(hc);
   // The challenge is public (published with the signature; see cpu/ct.h).
   sponge_squeeze_lanes(hc, s.ctilde, p.ctilde_bytes / 8);
-  int32_t c_hat[kN];
-  sample_in_ball(c_hat, s.ctilde, p.ctilde_bytes, p.tau);
-  ntt(c_hat);
+  sample_in_ball(s.c_hat, s.ctilde, p.ctilde_bytes, p.tau);
+  ntt(s.c_hat);
+  const int32_t* c_hat = s.c_hat;
 
   // z = y + c s1; reject if ||z|| >= gamma1 - beta  (lines 18-23)
   uint32_t reject = 0;
   const int32_t* s1 = key + sign_key_s1(p);
-  for (uint32_t j = 0; j < p.l; ++j) {
-    pointwise_acc(s.tmp, c_hat, s1 + j * kN, 1);
-    invntt_tomont(s.tmp);
-    for (int c = 0; c < kN; ++c) s.z[j][c] = reduce32(s.y[j][c] + s.tmp[c]);
-    reject |= poly_exceeds(s.z[j], p.gamma1 - static_cast<int32_t>(p.beta));
+  const int32_t zbound = p.gamma1 - static_cast<int32_t>(p.beta);
+  for (uint32_t j = 0; j < p.l; ++j) {  // model-trips: sign_l (the solver misses this one)
+    const int32_t* s1j = s1 + j * kN;
+    const int32_t* yj = s.y[j];
+    int32_t* zj = s.z[j];
+    invntt_tomont_with(
+        s.tmp, [&](unsigned row, int32_t v[16]) { product_row(v, c_hat, s1j, row); },
+        [&](int c, int, int32_t v) {
+          const int32_t z = reduce32(yj[c] + v);
+          zj[c] = z;
+          reject |= coeff_exceeds(z, zbound);
+        });
   }
   bool accepted = reject == 0;
 
   // r0 = LowBits(w) - c s2; reject if ||r0|| >= gamma2 - beta
   const int32_t* s2 = key + sign_key_s2(p);
+  const int32_t r0bound = p.gamma2 - static_cast<int32_t>(p.beta);
   for (uint32_t i = 0; accepted && i < p.k; ++i) {
-    pointwise_acc(s.tmp, c_hat, s2 + i * kN, 1);
-    invntt_tomont(s.tmp);
-    for (int c = 0; c < kN; ++c) s.w[i][c] = reduce32(s.w[i][c] - s.tmp[c]);
-    reject |= poly_exceeds(s.w[i], p.gamma2 - static_cast<int32_t>(p.beta));
+    const int32_t* s2i = s2 + i * kN;
+    int32_t* wi = s.w[i];
+    invntt_tomont_with(
+        s.tmp, [&](unsigned row, int32_t v[16]) { product_row(v, c_hat, s2i, row); },
+        [&](int c, int, int32_t v) {
+          const int32_t r0 = reduce32(wi[c] - v);
+          wi[c] = r0;
+          reject |= coeff_exceeds(r0, r0bound);
+        });
   }
   accepted = accepted && reject == 0;
 
   // c t0: reject if ||c t0|| >= gamma2; hints of r0 + c t0, at most omega  (lines 25-28)
   uint32_t ones = 0;
   const int32_t* t0 = key + sign_key_t0(p);
+  const int32_t gamma2 = static_cast<int32_t>(p.gamma2);
   for (uint32_t i = 0; accepted && i < p.k; ++i) {
-    pointwise_acc(s.tmp, c_hat, t0 + i * kN, 1);
-    invntt_tomont(s.tmp);
-    for (int c = 0; c < kN / 32; ++c) s.hint[i][c] = 0;
-    for (int c = 0; c < kN; ++c) {
-      s.tmp[c] = reduce32(s.tmp[c]);
-      const uint32_t h = make_hint(s.w[i][c] + s.tmp[c], s.w1[i][c], p.gamma2);
-      s.hint[i][c / 32] |= h << (c % 32);
-      ones += h;
-    }
-    reject |= poly_exceeds(s.tmp, p.gamma2);
+    const int32_t* t0i = t0 + i * kN;
+    const int32_t* wi = s.w[i];
+    const uint8_t* w1i = s.w1[i];
+    // The inverse NTT's last pass stores column col = c mod 16, coefficients
+    // col + 16 m: hint word m / 2, bit col + 16 (m mod 2). The words stay in
+    // registers (constant indices once the pass is unrolled).
+    uint32_t words[kN / 32] = {};
+    invntt_tomont_with(
+        s.tmp, [&](unsigned row, int32_t v[16]) { product_row(v, c_hat, t0i, row); },
+        [&](int c, int m, int32_t v) {
+          const int32_t ct0 = reduce32(v);
+          const uint32_t h = make_hint(wi[c] + ct0, w1i[c], gamma2);
+          words[m >> 1] |= h << ((c & 15) + 16 * (m & 1));
+          ones += h;
+          reject |= coeff_exceeds(ct0, gamma2);
+        });
+    for (int w = 0; w < kN / 32; ++w) s.hint[i][w] = words[w];
   }
   return accepted && reject == 0 && ones <= p.omega;
 }
