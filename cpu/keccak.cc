@@ -72,7 +72,7 @@ void keccakf1600_ref(uint64_t s[25]) {
     for (int y = 0; y < 5; ++y)
       for (int x = 0; x < 5; ++x) {
         const int from = x + 5 * y;
-        b[y + 5 * ((2 * x + 3 * y) % 5)] = rol(s[from] ^ d[x], KECCAK_RHO[from]);
+        b[y + 5 * ((2 * x + 3 * y) % 5)] = rol(s[from] ^ d[x], keccak_rho(from));
       }
     // chi
     for (int y = 0; y < 25; y += 5)

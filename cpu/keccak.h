@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cpu/host_device.h"
+
 namespace mldsa {
 
 inline constexpr unsigned SHAKE128_RATE = 168;
@@ -12,7 +14,8 @@ inline constexpr uint8_t DS_SHAKE = 0x1F;  // domain separation + first pad bit
 inline constexpr uint8_t DS_SHA3 = 0x06;
 
 // Keccak-f[1600]'s round constants (iota) and rotation offsets of lane x + 5y
-// (rho), FIPS 202 Section 3.2; every CPU permutation takes them from here.
+// (rho), FIPS 202 Section 3.2; every permutation, CPU and GPU, takes them
+// from here.
 inline constexpr uint64_t KECCAK_RC[24] = {
     0x0000000000000001ull, 0x0000000000008082ull, 0x800000000000808Aull, 0x8000000080008000ull,
     0x000000000000808Bull, 0x0000000080000001ull, 0x8000000080008081ull, 0x8000000000008009ull,
@@ -21,8 +24,14 @@ inline constexpr uint64_t KECCAK_RC[24] = {
     0x8000000000008002ull, 0x8000000000000080ull, 0x000000000000800Aull, 0x800000008000000Aull,
     0x8000000080008081ull, 0x8000000000008080ull, 0x0000000080000001ull, 0x8000000080008008ull,
 };
-inline constexpr unsigned KECCAK_RHO[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
-                                            25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
+// rho as a function: CUDA device code cannot read a namespace-scope table,
+// but calls this one; with a constant lane (unrolled loops) it folds to an
+// immediate on either side.
+MLDSA_HD constexpr unsigned keccak_rho(unsigned lane) {
+  constexpr unsigned kRho[25] = {0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43,
+                                 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14};
+  return kRho[lane];
+}
 
 // The portable permutation (backends may supply faster ones).
 void keccakf1600_ref(uint64_t s[25]);

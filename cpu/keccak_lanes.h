@@ -25,7 +25,7 @@
 namespace keccak_lanes {
 
 using mldsa::KECCAK_RC;
-using mldsa::KECCAK_RHO;
+using mldsa::keccak_rho;
 
 // Lane x + 5y moves to (y, 2x + 3y).
 constexpr size_t pi_dest(size_t i) { return (i / 5) + 5 * ((2 * (i % 5) + 3 * (i / 5)) % 5); }
@@ -48,7 +48,7 @@ template <class Ops>
 
 template <class Ops, size_t I>
 [[gnu::always_inline]] inline void rho_pi(typename Ops::V* B, const typename Ops::V* A, const typename Ops::V* D) {
-  B[pi_dest(I)] = xor_rol<Ops, KECCAK_RHO[I]>(A[I], D[I % 5]);
+  B[pi_dest(I)] = xor_rol<Ops, keccak_rho(I)>(A[I], D[I % 5]);
 }
 
 template <class Ops, size_t I>
@@ -93,7 +93,7 @@ template <class Ops, size_t Y>
   V B[5];
   // Output lane (X, Y) comes from input lane (x, y) = (X + 3Y, X).
   [&]<size_t... X>(std::index_sequence<X...>) __attribute__((always_inline)) {
-    ((B[X] = xor_rol<Ops, KECCAK_RHO[(X + 3 * Y) % 5 + 5 * X]>(A[(X + 3 * Y) % 5 + 5 * X], D[(X + 3 * Y) % 5])), ...);
+    ((B[X] = xor_rol<Ops, keccak_rho((X + 3 * Y) % 5 + 5 * X)>(A[(X + 3 * Y) % 5 + 5 * X], D[(X + 3 * Y) % 5])), ...);
   }(std::make_index_sequence<5>{});
   [&]<size_t... X>(std::index_sequence<X...>) __attribute__((always_inline)) {
     ((E[X + 5 * Y] = Ops::chi(B[X], B[(X + 1) % 5], B[(X + 2) % 5])), ...);

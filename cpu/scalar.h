@@ -8,11 +8,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define MLDSA_HD __host__ __device__
-#else
-#define MLDSA_HD
-#endif
+#include "cpu/host_device.h"
 
 namespace mldsa {
 

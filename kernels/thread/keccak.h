@@ -46,9 +46,8 @@ MLDSA_HD inline uint64_t rotl64(uint64_t x, unsigned n) { return n == 0 ? x : (x
 // Keccak-f[1600] (FIPS 202 Section 3.3). The lane loops are fully unrolled so
 // every index is a constant and the state stays in registers.
 MLDSA_HD MLDSA_NOINLINE inline void keccak_f1600(uint64_t st[25]) {
-  // Rotation offset of lane x + 5y (rho), and where pi moves it: (x, y) -> (y, 2x + 3y).
-  constexpr unsigned kRho[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
-                                 25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
+  // rho rotates lane x + 5y by mldsa::keccak_rho (constant once unrolled);
+  // pi moves it: (x, y) -> (y, 2x + 3y).
   uint64_t a[25];
   MLDSA_UNROLL
   for (int i = 0; i < 25; ++i) a[i] = st[i];
@@ -60,7 +59,7 @@ MLDSA_HD MLDSA_NOINLINE inline void keccak_f1600(uint64_t st[25]) {
     for (int x = 0; x < 5; ++x) {
       const uint64_t d = c[(x + 4) % 5] ^ rotl64(c[(x + 1) % 5], 1);
       MLDSA_UNROLL
-      for (int y = 0; y < 5; ++y) b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl64(a[x + 5 * y] ^ d, kRho[x + 5 * y]);
+      for (int y = 0; y < 5; ++y) b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl64(a[x + 5 * y] ^ d, mldsa::keccak_rho(x + 5 * y));
     }
     MLDSA_UNROLL
     for (int y = 0; y < 25; y += 5) {

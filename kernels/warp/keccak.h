@@ -35,9 +35,8 @@ struct KeccakLane {
 // into three constants so a lane computes its own (an indexed table would
 // sit in local memory).
 MLDSA_HD constexpr uint64_t pack_rho(unsigned first) {
-  constexpr uint8_t kRho[25] = {0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14};
   uint64_t v = 0;
-  for (unsigned i = first; i < first + 10 && i < 25; ++i) v |= uint64_t{kRho[i]} << (6 * (i - first));
+  for (unsigned i = first; i < first + 10 && i < 25; ++i) v |= uint64_t{mldsa::keccak_rho(i)} << (6 * (i - first));
   return v;
 }
 MLDSA_DEV inline unsigned rho_offset(unsigned w) {
