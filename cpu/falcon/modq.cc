@@ -18,7 +18,6 @@ inline uint32_t mq_reduce(uint32_t x) {
   return r;
 }
 inline uint32_t mq_mul(uint32_t a, uint32_t b) { return mq_reduce(a * b); }
-inline uint32_t mq_add(uint32_t a, uint32_t b) { return mq_reduce(a + b); }
 inline uint32_t mq_sub(uint32_t a, uint32_t b) { return mq_reduce(a + Q - b); }
 inline uint32_t mq_from_signed(int32_t v) { return mq_reduce(static_cast<uint32_t>(v + static_cast<int32_t>(Q) * 4096)); }
 

@@ -36,7 +36,7 @@ struct Kernels {
 const Kernels& kernels();
 
 extern const Kernels kPortableKernels;
-// The portable kernels (fft.cc, sampler.cc), which the table above lists.
+// The portable kernels (fft.cc, modq.cc, sampler.cc), which kPortableKernels lists.
 namespace portable {
 void chacha8(uint8_t out[512], const uint32_t key[12], uint64_t counter);
 void dft(double* a, unsigned logn, bool inverse);

@@ -38,8 +38,11 @@ void chacha8_avx2(uint8_t out[512], const uint32_t key[12], uint64_t counter) {
   static constexpr uint32_t SIGMA_WORDS[4] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
   alignas(32) uint32_t lo[8], hi[8];
   for (unsigned u = 0; u < 8; ++u) {
-    lo[u] = key[10] ^ static_cast<uint32_t>(counter + u);
-    hi[u] = key[11] ^ static_cast<uint32_t>((counter + u) >> 32);
+    uint64_t ui = u;  // counter is secret: kept out of the loop's control (sampler.cc)
+    __asm__("" : "+r"(ui));
+    const uint64_t c = counter + ui;
+    lo[u] = key[10] ^ static_cast<uint32_t>(c);
+    hi[u] = key[11] ^ static_cast<uint32_t>(c >> 32);
   }
   __m256i init[16], s[16];
   for (int v = 0; v < 4; ++v) init[v] = _mm256_set1_epi32(static_cast<int>(SIGMA_WORDS[v]));
