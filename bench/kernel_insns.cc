@@ -3,6 +3,8 @@
 // under an emulator (bench/count_insns.py): the count of a run with k calls
 // minus that of a run with none, over k, is one call. The inputs are made
 // the same way whatever k is, so the difference holds the calls alone.
+// The falcon_* entries are whole Falcon operations, whose vector kernels
+// follow the same backend (cpu/falcon/simd.h: portable under ref).
 //
 //   kernel_insns KERNEL CALLS     (KERNEL: see kKernels; CALLS <= 16)
 //   kernel_insns --list
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "cpu/backend.h"
+#include "cpu/falcon/falcon.h"
 #include "cpu/mldsa.h"
 #include "cpu/small_ntt.h"
 
@@ -34,7 +37,14 @@ struct Inputs {
   std::vector<uint8_t> msg = std::vector<uint8_t>(32, 0x5a), sig;
   // with_key: a key and its signature (sign and verify), made only for those
   // kernels: the setup runs in both counted runs and only costs time.
-  explicit Inputs(bool with_key) {
+  // A Falcon key pair and a signature, for the falcon_* entries only.
+  struct Falcon {
+    const falcon::Params& p;
+    std::vector<uint8_t> pk, sk, sig;
+    size_t siglen = 0;
+  };
+  std::unique_ptr<Falcon> fn;
+  explicit Inputs(bool with_key, const falcon::Params* falcon_set = nullptr) {
     uint64_t x = 0x9e3779b97f4a7c15ull;
     auto next = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull, static_cast<uint32_t>(x >> 33); };
     auto in = [&](int32_t lo, int32_t hi) { return lo + static_cast<int32_t>(next() % static_cast<uint32_t>(hi - lo + 1)); };
@@ -56,11 +66,27 @@ struct Inputs {
         for (auto& l : t) l = (uint64_t{next()} << 32) | next();
     backend().small_ntt(&sa, &small[0]);
     backend().small_ntt(&sb, &small[1]);
+    if (falcon_set) {
+      fn.reset(new Falcon{*falcon_set, std::vector<uint8_t>(falcon_set->pk_bytes),
+                          std::vector<uint8_t>(falcon_set->sk_bytes), std::vector<uint8_t>(falcon_set->sig_max_bytes)});
+      falcon::keygen(fn->p, seed, fn->pk.data(), fn->sk.data());
+      falcon_sign(0);
+    }
     if (!with_key) return;
     if (PrivateKey::from_seed(p, std::span<const uint8_t>(seed, SEED_BYTES), key) != Status::ok) std::abort();
     sig.resize(p.sig_bytes);
     const uint8_t rnd[RND_BYTES] = {};
     if (mldsa::sign(*key, msg, {}, rnd, sig.data()) != Status::ok) std::abort();  // expansions made here
+  }
+  // Deterministic nonce and sampler seed: the same signature on every backend.
+  void falcon_sign(unsigned i) {
+    uint8_t nonce[falcon::NONCE_BYTES], fseed[falcon::SEED_BYTES];
+    std::memcpy(nonce, bytes, sizeof nonce);
+    std::memcpy(fseed, bytes + 64, sizeof fseed);
+    fseed[0] ^= static_cast<uint8_t>(i);
+    if (!falcon::sign(fn->p, fn->sk.data(), msg.data(), msg.size(), nonce, fseed, falcon::SigFormat::compressed,
+                      fn->sig.data(), &fn->siglen))
+      std::abort();
   }
 };
 
@@ -106,6 +132,12 @@ const Kernel kKernels[] = {
     {"verify_65", [](Inputs& in, unsigned) {
        if (mldsa::verify(in.key->public_key(), in.msg, {}, in.sig) != Status::ok) std::abort();
      }},
+    {"falcon_sign_512", [](Inputs& in, unsigned i) { in.falcon_sign(i); }},
+    {"falcon_verify_512", [](Inputs& in, unsigned) {
+       if (!falcon::verify(in.fn->p, in.fn->pk.data(), in.msg.data(), in.msg.size(), in.fn->sig.data(), in.fn->siglen,
+                           falcon::SigFormat::compressed))
+         std::abort();
+     }},
 };
 
 }  // namespace
@@ -127,7 +159,8 @@ int main(int argc, char** argv) {
   for (const Kernel& k : kKernels) {
     if (std::string_view(argv[1]) != k.name) continue;
     const std::string_view name = k.name;
-    auto in = std::make_unique<Inputs>(name.starts_with("sign") || name.starts_with("verify"));
+    auto in = std::make_unique<Inputs>(name.starts_with("sign") || name.starts_with("verify"),
+                                       name.starts_with("falcon") ? &falcon::falcon512() : nullptr);
     for (unsigned i = 0; i < calls; ++i) k.run(*in, i);
     std::printf("%s %s %u\n", backend_name(), k.name, calls);
     return 0;

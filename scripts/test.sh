@@ -23,7 +23,8 @@
 #                    backend (-DMLDSA_ACCEL_MSAN=ON), ctest -L ct
 #   9. build-aarch64/ AArch64 cross build of the whole project but the benchmarks (cmake/aarch64-linux-gnu.cmake,
 #                    arm64 libraries from scripts/fetch-arm64-root.sh), the core suite (ref and
-#                    neon) and the provider suite under qemu-aarch64, and the neon equivalence
+#                    neon) and the provider suite under qemu-aarch64, the Falcon tests (portable
+#                    and NEON kernels), and the neon equivalence
 #                    tests again on a CPU model without the SHA-3 extension (QEMU_CPU=cortex-a72)
 # Where /usr/local/cuda/bin/nvcc exists, the release build compiles the CUDA
 # engine (kernels/) for sm_90 too (-DMLDSA_ACCEL_CUDA=ON: a broken CUDA setup
@@ -256,8 +257,9 @@ msan_stage() {
   run_ctest "$dir" -L ct --no-tests=error
 }
 # The AArch64 cross build: the whole project compiles (x86 backends and CUDA
-# left out); the core suite (ref and neon) and the provider suite (not its
-# interop tests, which need the x86 OpenSSL 3.5) run under qemu-aarch64.
+# left out); the core suite (ref and neon), the provider suite (not its
+# interop tests, which need the x86 OpenSSL 3.5) and the Falcon tests run
+# under qemu-aarch64.
 # qemu's default CPU model ("max") has the SHA-3 extension, so neon runs its
 # SHA-3 Keccak there; cortex-a72 has not, and runs the plain one.
 # Without SHA-3 (cortex-a72) the plain table is the one picked: its seam
@@ -273,6 +275,12 @@ aarch64_stage() {
   run_ctest "$dir" -L 'core|provider' -LE interop --no-tests=error || rc=1
   QEMU_CPU=cortex-a72 ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout "$test_timeout" \
     --output-junit "$dir/ctest-junit-cortex-a72.xml" -L core -R "$a72_tests" --no-tests=error || rc=1
+  # Falcon: its tests on the portable and NEON kernels (falcon_kat_test runs
+  # each digest on both paths); the whole Falcon-1024 KAT files are left to
+  # the x86 stages (about 4 min each under qemu), the 512 ones take one.
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout "$test_timeout" \
+    --output-junit "$dir/ctest-junit-falcon.xml" -L falcon -LE 'cli|interop' \
+    -E 'AllEntriesDigest/Falcon_(padded_)?1024' --no-tests=error || rc=1
   return $rc
 }
 

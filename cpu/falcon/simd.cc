@@ -1,5 +1,6 @@
 // simd.cc - the choice of Falcon's kernels (simd.h): the AVX2 ones where the
-// ML-DSA core's backend in use is avx2 or avx512, else the portable ones.
+// ML-DSA core's backend in use is avx2 or avx512, the NEON ones where it is
+// neon, else the portable ones.
 #include "cpu/falcon/simd.h"
 
 #include "cpu/mldsa.h"
@@ -19,6 +20,10 @@ const Kernels& kernels() {
   // (Called per kernel: a prefix test, as the names are ref, avx2, avx512.)
   const char* b = mldsa::backend_name();
   if (b[0] == 'a' && b[1] == 'v' && b[2] == 'x') return kAvx2Kernels;
+#endif
+#if defined(MLDSA_FALCON_HAVE_NEON)
+  // As above: neon (either of the core's two NEON tables), not ref.
+  if (mldsa::backend_name()[0] == 'n') return kNeonKernels;
 #endif
   return kPortableKernels;
 }

@@ -2,8 +2,9 @@
 // between them. The vector versions give bit-identical results: the same
 // IEEE-754 operations in the same order on each element (no FMA), the same
 // bytes from the PRNG. Falcon follows the ML-DSA core's backend (cpu/backend.h):
-// its AVX2 kernels run where that backend is avx2 or avx512, the portable
-// ones under "ref" (so select_backend("ref") / MLDSA_ACCEL_CPU=ref force them).
+// its AVX2 kernels run where that backend is avx2 or avx512, its NEON ones
+// (AArch64) where it is neon, the portable ones under "ref" (so
+// select_backend("ref") / MLDSA_ACCEL_CPU=ref force them).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 namespace falcon {
 
 struct Kernels {
-  const char* name;  // "portable" or "avx2"
+  const char* name;  // "portable", "avx2" or "neon"
   // Eight ChaCha20 blocks of the signing PRNG (Prng::refill's layout).
   void (*chacha8)(uint8_t out[512], const uint32_t key[12], uint64_t counter);
   // In-place complex DFT of size 2^logn (fft.cc), interleaved re, im:
@@ -51,6 +52,9 @@ void ntt_inv(uint32_t* a, unsigned logn);
 extern const uint32_t RCDT[18][3];
 #if defined(__x86_64__)
 extern const Kernels kAvx2Kernels;
+#endif
+#if defined(__aarch64__)
+extern const Kernels kNeonKernels;
 #endif
 
 }  // namespace falcon

@@ -3,8 +3,8 @@
 // our own KAT DRBG and keygen/sign, and its SHA-256 compared with the digests
 // liboqs records in tests/KATs/sig/kats.json ("single": the first entry;
 // "all": 100 entries). Each runs on every kernel path this CPU has
-// (cpu/falcon/simd.h: portable, and AVX2 where the ML-DSA backend is avx2 or
-// avx512), which must give the same bytes.
+// (cpu/falcon/simd.h: portable, AVX2 where the ML-DSA backend is avx2 or
+// avx512, NEON where it is neon), which must give the same bytes.
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
@@ -122,7 +122,7 @@ void check_paths(const Variant& v, size_t count, const char* want) {
   const struct {
     const char* backend;
     const char* kernels;
-  } paths[] = {{"ref", "portable"}, {"avx2", "avx2"}};
+  } paths[] = {{"ref", "portable"}, {"avx2", "avx2"}, {"neon", "neon"}};
   int ran = 0;
   for (const auto& path : paths) {
     if (!mldsa::select_backend(path.backend)) {

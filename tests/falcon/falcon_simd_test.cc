@@ -20,6 +20,9 @@ std::vector<const Kernels*> vector_tables() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2")) out.push_back(&falcon::kAvx2Kernels);
 #endif
+#if defined(__aarch64__)
+  out.push_back(&falcon::kNeonKernels);  // Advanced SIMD: part of the AArch64 base
+#endif
   if (out.empty()) std::printf("no vector kernels on this CPU or build: skipped\n");
   return out;
 }
