@@ -4,6 +4,7 @@
 // -ffp-contract=off so that every compiler and CPU rounds alike.
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "cpu/falcon/internal.h"
 #include "cpu/falcon/simd.h"
@@ -42,16 +43,7 @@ namespace portable {
 void dft(double* ad, unsigned logn, bool inverse) {
   Cx* a = reinterpret_cast<Cx*>(ad);
   const size_t n = size_t{1} << logn;
-  for (size_t i = 1, j = 0; i < n; ++i) {  // bit reversal (public indices)
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      const Cx t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-  }
+  bit_reverse(ad, logn);
   const Cx* w = roots().w;
   for (size_t len = 2; len <= n; len <<= 1) {
     const size_t step = 2 * MAX_N / len;  // exp(2 pi i / len) = w[step]
@@ -143,6 +135,34 @@ void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) {
 }  // namespace portable
 
 const double* fft_root(size_t k) { return &roots().w[k].re; }
+
+void bit_reverse(double* a, unsigned logn) {
+  const size_t n = size_t{1} << logn;
+  for (size_t i = 1, j = 0; i < n; ++i) {  // public indices
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      std::swap(a[2 * i], a[2 * j]);
+      std::swap(a[2 * i + 1], a[2 * j + 1]);
+    }
+  }
+}
+
+SplitRoots::SplitRoots() {
+  for (unsigned logn = 2; logn <= MAX_LOGN; ++logn) {
+    const size_t n = size_t{1} << logn, qn = n / 4, scale = MAX_N / n;
+    for (size_t j = 0; j < qn; ++j) {
+      const double* w = fft_root((2 * j + 1) * scale);
+      re[logn][j] = w[0];
+      im[logn][j] = w[1];
+    }
+  }
+}
+const SplitRoots& split_roots() {
+  static const SplitRoots r;
+  return r;
+}
 
 void split_fft(double* f0, double* f1, const double* f, unsigned logn) { kernels().split_fft(f0, f1, f, logn); }
 void merge_fft(double* f, const double* f0, const double* f1, unsigned logn) { kernels().merge_fft(f, f0, f1, logn); }

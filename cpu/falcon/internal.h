@@ -36,6 +36,17 @@ void poly_ldl_fft(const double* g00, double* g01, double* g11, unsigned logn);
 
 // exp(i pi k / MAX_N) for k < 2 MAX_N, as {re, im}: the roots the transforms use.
 const double* fft_root(size_t k);
+// The DFT's input permutation: the n = 2^logn interleaved {re, im} values of
+// a in bit-reversed order (public indices; a move, so exact on every path).
+void bit_reverse(double* a, unsigned logn);
+// The roots split_fft and merge_fft use, w[(2j+1) MAX_N/n] for j < n/4, as
+// separate real and imaginary rows per logn, for the vector kernels (the same
+// doubles as fft_root's).
+struct SplitRoots {
+  double re[MAX_LOGN + 1][MAX_N / 4], im[MAX_LOGN + 1][MAX_N / 4];
+  SplitRoots();
+};
+const SplitRoots& split_roots();
 
 // Round half to even, floor, truncation of doubles, without branches.
 int64_t fpr_rint(double x);

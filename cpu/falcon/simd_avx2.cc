@@ -90,16 +90,7 @@ inline __m128d cmul1(__m128d v, __m128d tw) {
 void dft_avx2(double* a, unsigned logn, bool inverse) {
   if (logn < 2) return portable::dft(a, logn, inverse);
   const size_t n = size_t{1} << logn;
-  for (size_t i = 1, j = 0; i < n; ++i) {  // bit reversal (public indices)
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      const __m128d t = _mm_loadu_pd(a + 2 * i);
-      _mm_storeu_pd(a + 2 * i, _mm_loadu_pd(a + 2 * j));
-      _mm_storeu_pd(a + 2 * j, t);
-    }
-  }
+  bit_reverse(a, logn);
   const double* w = fft_root(0);
   // conj as a sign flip of the imaginary parts (exact, as conj in fft.cc).
   const __m128d cj1 = inverse ? _mm_set_pd(-0.0, 0.0) : _mm_setzero_pd();
@@ -125,27 +116,6 @@ void dft_avx2(double* a, unsigned logn, bool inverse) {
         _mm256_storeu_pd(q, _mm256_sub_pd(u, v));
       }
   }
-}
-
-// The roots split_fft and merge_fft use, w[(2j+1) MAX_N/n] for j < n/4, as
-// separate real and imaginary rows per logn (read from the portable table so
-// that they are the same doubles).
-struct SplitRoots {
-  double re[MAX_LOGN + 1][MAX_N / 4], im[MAX_LOGN + 1][MAX_N / 4];
-  SplitRoots() {
-    for (unsigned logn = 2; logn <= MAX_LOGN; ++logn) {
-      const size_t n = size_t{1} << logn, qn = n / 4, scale = MAX_N / n;
-      for (size_t j = 0; j < qn; ++j) {
-        const double* w = fft_root((2 * j + 1) * scale);
-        re[logn][j] = w[0];
-        im[logn][j] = w[1];
-      }
-    }
-  }
-};
-const SplitRoots& split_roots() {
-  static const SplitRoots r;
-  return r;
 }
 
 void split_fft_avx2(double* f0, double* f1, const double* f, unsigned logn) {

@@ -84,16 +84,7 @@ inline void cmul(float64x2_t& re, float64x2_t& im, float64x2_t ar, float64x2_t a
 void dft_neon(double* a, unsigned logn, bool inverse) {
   if (logn < 2) return portable::dft(a, logn, inverse);
   const size_t n = size_t{1} << logn;
-  for (size_t i = 1, j = 0; i < n; ++i) {  // bit reversal (public indices)
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      const float64x2_t t = vld1q_f64(a + 2 * i);
-      vst1q_f64(a + 2 * i, vld1q_f64(a + 2 * j));
-      vst1q_f64(a + 2 * j, t);
-    }
-  }
+  bit_reverse(a, logn);
   const double* w = fft_root(0);
   {  // len = 2: one twiddle, w[0] (conjugated for the inverse, as a sign flip)
     const float64x2_t tr = vdupq_n_f64(w[0]), ti = vdupq_n_f64(inverse ? -w[1] : w[1]);
@@ -131,27 +122,6 @@ void dft_neon(double* a, unsigned logn, bool inverse) {
         vst2q_f64(q, v);
       }
   }
-}
-
-// The roots split_fft and merge_fft use, w[(2j+1) MAX_N/n] for j < n/4, as
-// separate real and imaginary rows per logn (read from the portable table so
-// that they are the same doubles).
-struct SplitRoots {
-  double re[MAX_LOGN + 1][MAX_N / 4], im[MAX_LOGN + 1][MAX_N / 4];
-  SplitRoots() {
-    for (unsigned logn = 2; logn <= MAX_LOGN; ++logn) {
-      const size_t n = size_t{1} << logn, qn = n / 4, scale = MAX_N / n;
-      for (size_t j = 0; j < qn; ++j) {
-        const double* w = fft_root((2 * j + 1) * scale);
-        re[logn][j] = w[0];
-        im[logn][j] = w[1];
-      }
-    }
-  }
-};
-const SplitRoots& split_roots() {
-  static const SplitRoots r;
-  return r;
 }
 
 void split_fft_neon(double* f0, double* f1, const double* f, unsigned logn) {
