@@ -55,6 +55,19 @@ int64_t fpr_floor(double x);
 // ---- Arithmetic mod q (modq.cc). Coefficients in [0, q).
 // The NTT's twiddles (its forward and inverse walks), MAX_N each, in [0, q).
 const uint32_t* ntt_zetas(bool inverse);
+// The NTT's scalar butterfly layers, whole for the portable transforms and
+// the narrow ones for the vector kernels: forward, the layers len = from_len,
+// from_len / 2, ..., 1 of an n-point transform, k the index of the last
+// twiddle used before them; inverse, the layers len = 1, 2, ... below
+// until_len (k = n at the start), returning the next twiddle index.
+void ntt_fwd_scalar_layers(uint32_t* a, size_t n, size_t from_len, size_t k);
+size_t ntt_inv_scalar_layers(uint32_t* a, size_t n, size_t until_len);
+// -q^-1 mod 2^16, for the vector kernels' Montgomery products.
+constexpr uint32_t neg_qinv16() {
+  uint32_t inv = Q;
+  for (int i = 0; i < 5; ++i) inv *= 2 - Q * inv;
+  return (0u - inv) & 0xFFFF;
+}
 // h = g / f mod (q, x^n+1); false when f is not invertible.
 bool mq_div(uint16_t* h, const int8_t* g, const int8_t* f, unsigned logn);
 // G = g F / f mod q, centred; false when f is not invertible or a coefficient

@@ -107,15 +107,9 @@ inline int32_t centre(uint32_t x) {  // [0, q) -> (-q/2, q/2]
 
 const uint32_t* ntt_zetas(bool inverse) { return inverse ? zetas().izeta : zetas().zeta; }
 
-namespace portable {
-// a(x) mod x^n + 1 to its values at the 2n-th roots psi_n^(2j+1), in
-// bit-reversed order (Cooley-Tukey butterflies, natural-order input).
-// Every use multiplies or tests values pointwise, so their order is free.
-void ntt_fwd(uint32_t* a, unsigned logn) {
-  const size_t n = size_t{1} << logn;
+void ntt_fwd_scalar_layers(uint32_t* a, size_t n, size_t from_len, size_t k) {
   const uint32_t* z = ntt_zetas(false);
-  size_t k = 0;
-  for (size_t len = n / 2; len >= 1; len >>= 1)
+  for (size_t len = from_len; len >= 1; len >>= 1)
     for (size_t start = 0; start < n; start += 2 * len) {
       const uint32_t w = z[++k];
       for (size_t j = start; j < start + len; ++j) {
@@ -126,12 +120,10 @@ void ntt_fwd(uint32_t* a, unsigned logn) {
     }
 }
 
-// The inverse of ntt_fwd (Gentleman-Sande butterflies, then 1/n).
-void ntt_inv(uint32_t* a, unsigned logn) {
-  const size_t n = size_t{1} << logn;
+size_t ntt_inv_scalar_layers(uint32_t* a, size_t n, size_t until_len) {
   const uint32_t* z = ntt_zetas(true);
   size_t k = n;
-  for (size_t len = 1; len < n; len <<= 1)
+  for (size_t len = 1; len < until_len; len <<= 1)
     for (size_t start = 0; start < n; start += 2 * len) {
       const uint32_t w = z[--k];
       for (size_t j = start; j < start + len; ++j) {
@@ -140,6 +132,22 @@ void ntt_inv(uint32_t* a, unsigned logn) {
         a[j + len] = mq_mul(mq_subr(t, a[j + len]), w);
       }
     }
+  return k;
+}
+
+namespace portable {
+// a(x) mod x^n + 1 to its values at the 2n-th roots psi_n^(2j+1), in
+// bit-reversed order (Cooley-Tukey butterflies, natural-order input).
+// Every use multiplies or tests values pointwise, so their order is free.
+void ntt_fwd(uint32_t* a, unsigned logn) {
+  const size_t n = size_t{1} << logn;
+  ntt_fwd_scalar_layers(a, n, n / 2, 0);
+}
+
+// The inverse of ntt_fwd (Gentleman-Sande butterflies, then 1/n).
+void ntt_inv(uint32_t* a, unsigned logn) {
+  const size_t n = size_t{1} << logn;
+  ntt_inv_scalar_layers(a, n, n);
   const uint32_t ninv = Q - (Q - 1) / static_cast<uint32_t>(n);  // n^-1 mod q: q = 1 mod n
   for (size_t j = 0; j < n; ++j) a[j] = mq_mul(a[j], ninv);
 }

@@ -190,11 +190,6 @@ void poly_ldl_fft_avx2(const double* g00, double* g01, double* g11, unsigned log
 // (butterflies 4, 2, 1 apart) on two vectors at a time, regrouped. Every
 // value is reduced to [0, q) at each step, as in modq.cc, so the results are
 // the same numbers.
-constexpr uint32_t neg_qinv16() {  // -q^-1 mod 2^16
-  uint32_t inv = Q;
-  for (int i = 0; i < 5; ++i) inv *= 2 - Q * inv;
-  return (0u - inv) & 0xFFFF;
-}
 // x w mod q in [0, q) for x, w in [0, q), with wm = w 2^16 mod q
 // (Montgomery: (x wm + m q) / 2^16 < 2q, then one masked subtraction).
 inline __m256i vmul(__m256i x, __m256i wm) {

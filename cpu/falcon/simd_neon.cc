@@ -194,26 +194,6 @@ void poly_ldl_fft_neon(const double* g00, double* g01, double* g11, unsigned log
 // butterflies are four or more apart, scalar for the last two. Every value
 // is reduced to [0, q) at each step, as in modq.cc, so the results are the
 // same numbers.
-constexpr uint32_t neg_qinv16() {  // -q^-1 mod 2^16
-  uint32_t inv = Q;
-  for (int i = 0; i < 5; ++i) inv *= 2 - Q * inv;
-  return (0u - inv) & 0xFFFF;
-}
-inline uint32_t mq_reduce(uint32_t x) {  // as modq.cc
-  const uint32_t t = static_cast<uint32_t>((uint64_t{x} * 349496u) >> 32);
-  uint32_t r = x - t * Q;
-  r -= Q & (0u - static_cast<uint32_t>((r - Q) >> 31 ^ 1u));
-  return r;
-}
-inline uint32_t mq_mul(uint32_t a, uint32_t b) { return mq_reduce(a * b); }
-inline uint32_t mq_addr(uint32_t a, uint32_t b) {
-  uint32_t r = a + b - Q;
-  return r + (Q & (0u - (r >> 31)));
-}
-inline uint32_t mq_subr(uint32_t a, uint32_t b) {
-  uint32_t r = a - b;
-  return r + (Q & (0u - (r >> 31)));
-}
 // x w mod q in [0, q) for x, w in [0, q), with wm = w 2^16 mod q
 // (Montgomery: (x wm + m q) / 2^16 < 2q, then one subtraction by min).
 inline uint32x4_t vmul(uint32x4_t x, uint32x4_t wm) {
@@ -248,33 +228,15 @@ void ntt_fwd_neon(uint32_t* a, unsigned logn) {
         vst1q_u32(a + j, vadd(x, t));
       }
     }
-  for (; len >= 1; len >>= 1)
-    for (size_t start = 0; start < n; start += 2 * len) {
-      const uint32_t w = z[++k];
-      for (size_t j = start; j < start + len; ++j) {
-        const uint32_t t = mq_mul(a[j + len], w);
-        a[j + len] = mq_subr(a[j], t);
-        a[j] = mq_addr(a[j], t);
-      }
-    }
+  ntt_fwd_scalar_layers(a, n, len, k);
 }
 
 void ntt_inv_neon(uint32_t* a, unsigned logn) {
   if (logn < 3) return portable::ntt_inv(a, logn);
   const size_t n = size_t{1} << logn;
   const uint32_t* z = ntt_zetas(true);
-  size_t k = n;
-  size_t len = 1;
-  for (; len < 4; len <<= 1)
-    for (size_t start = 0; start < n; start += 2 * len) {
-      const uint32_t w = z[--k];
-      for (size_t j = start; j < start + len; ++j) {
-        const uint32_t t = a[j];
-        a[j] = mq_addr(t, a[j + len]);
-        a[j + len] = mq_mul(mq_subr(t, a[j + len]), w);
-      }
-    }
-  for (; len < n; len <<= 1)
+  size_t k = ntt_inv_scalar_layers(a, n, 4);
+  for (size_t len = 4; len < n; len <<= 1)
     for (size_t start = 0; start < n; start += 2 * len) {
       const uint32x4_t w = mont_twiddle(z[--k]);
       for (size_t j = start; j < start + len; j += 4) {
