@@ -86,12 +86,16 @@ int status_of(Status s) {
   }
 }
 
-// f(i) for i in [0, n) on up to `threads` threads (the caller's among them).
+// f(i) for i in [0, n) on up to `threads` threads (the caller's among them),
+// in grains of 16 items (fewer trips to the shared counter; neighbouring
+// items' outputs share cache lines). f must not throw.
 template <typename F>
 void parallel_for(size_t n, unsigned threads, F f) {
+  constexpr size_t kGrain = 16;
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) f(i);
+    for (size_t i; (i = next.fetch_add(kGrain, std::memory_order_relaxed)) < n;)
+      for (const size_t end = std::min(n, i + kGrain); i < end; ++i) f(i);
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads && t * 4 < n; ++t) {
@@ -116,10 +120,42 @@ Status make_mu(const mldsa_accel_key& k, const uint8_t* msg, size_t msg_len, con
   return Status::ok;
 }
 
-// Per item: its request and the mu (and rnd) it points to.
-struct Work {
+// A call's per-item state: the request and the mu (and rnd) it points to.
+struct Slot {
+  mldsa::route::Request r;
   std::array<uint8_t, mldsa::MU_BYTES> mu;
-  std::array<uint8_t, mldsa::MAX_RND_BYTES> rnd;
+  std::array<uint8_t, mldsa::MAX_RND_BYTES> rnd{};
+  ~Slot() { mldsa::secure_zero(rnd.data(), rnd.size()); }
+};
+
+// A call's n slots, each made by the thread that handles its item in the
+// call's parallel pass: on a VM the first touch of a fresh page costs
+// microseconds (bench/RESULTS.md), so making a big batch's slots in one loop
+// on the caller's thread was serial work the other cores waited for. Every
+// slot is made before the pass returns (its function does not throw).
+class Slots {
+ public:
+  explicit Slots(size_t n) : mem_(std::make_unique_for_overwrite<std::byte[]>(n * sizeof(Slot))), n_(n) {}
+  ~Slots() {
+    for (size_t i = 0; i < n_; ++i) std::destroy_at(&(*this)[i]);
+  }
+  Slots(const Slots&) = delete;
+  Slots& operator=(const Slots&) = delete;
+  Slot& make(size_t i) { return *std::construct_at(reinterpret_cast<Slot*>(mem_.get()) + i); }
+  Slot& operator[](size_t i) { return reinterpret_cast<Slot*>(mem_.get())[i]; }
+  // The requests of the items marked valid, in item order.
+  std::vector<mldsa::route::Request*> valid_requests(const std::vector<char>& valid) {
+    std::vector<mldsa::route::Request*> rs;
+    rs.reserve(n_);
+    for (size_t i = 0; i < n_; ++i)
+      if (valid[i]) rs.push_back(&(*this)[i].r);
+    return rs;
+  }
+
+ private:
+  static_assert(alignof(Slot) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  std::unique_ptr<std::byte[]> mem_;
+  size_t n_;
 };
 
 long count_failed(const int* first, size_t stride_bytes, size_t n) {
@@ -232,11 +268,11 @@ void set_result(int& status, int* reasons, size_t i, Status st) {
 long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags, int* reasons) {
   if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
   try {
-    std::vector<Work> work(n);
     std::vector<char> valid(n, 0);
-    parallel_for(n, ctx->threads, [&](size_t i) {
+    Slots slots(n);
+    parallel_for(n, ctx->threads, [&](size_t i) noexcept {
       mldsa_accel_sign_item& it = items[i];
-      Work& w = work[i];
+      Slot& w = slots.make(i);
       if (it.key == nullptr || it.key->priv == nullptr || it.sig == nullptr ||
           it.sig_size < it.key->params->sig_bytes || (it.msg == nullptr && it.msg_len != 0) ||
           (it.ctx == nullptr && it.ctx_len != 0)) {
@@ -253,29 +289,23 @@ long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, uns
         set_result(it.status, reasons, i, st);
         return;
       }
-      w.rnd.fill(0);
       if (!(flags & MLDSA_ACCEL_DETERMINISTIC) &&
           RAND_priv_bytes(w.rnd.data(), static_cast<int>(it.key->params->rnd_bytes)) != 1) {
         set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_RANDOM, prov::R_RNG_FAILURE);
         return;
       }
+      mldsa::route::Request& r = w.r;
+      r.op = mldsa::route::BatchOp::sign;
+      r.params = it.key->params;
+      r.priv = it.key->priv.get();
+      r.mu = w.mu.data();
+      r.rnd = w.rnd.data();
+      r.sig_out = it.sig;
       valid[i] = 1;
     });
-    std::vector<mldsa::route::Request> rs(static_cast<size_t>(std::count(valid.begin(), valid.end(), 1)));
-    for (size_t i = 0, k = 0; i < n; ++i) {
-      if (!valid[i]) continue;
-      mldsa::route::Request& r = rs[k++];
-      r.op = mldsa::route::BatchOp::sign;
-      r.params = items[i].key->params;
-      r.priv = items[i].key->priv.get();
-      r.mu = work[i].mu.data();
-      r.rnd = work[i].rnd.data();
-      r.sig_out = items[i].sig;
-    }
-    ctx->router->run_many(rs, ctx->threads);
-    for (size_t i = 0, k = 0; i < n; ++i)
-      if (valid[i]) set_result(items[i].status, reasons, i, rs[k++].status);
-    for (Work& w : work) mldsa::secure_zero(w.rnd.data(), w.rnd.size());
+    ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
+    for (size_t i = 0; i < n; ++i)
+      if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
     return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
     return MLDSA_ACCEL_ERR_MEMORY;
@@ -285,37 +315,34 @@ long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, uns
 long do_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n, int* reasons) {
   if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
   try {
-    std::vector<Work> work(n);
     std::vector<char> valid(n, 0);
-    parallel_for(n, ctx->threads, [&](size_t i) {
+    Slots slots(n);
+    parallel_for(n, ctx->threads, [&](size_t i) noexcept {
       mldsa_accel_verify_item& it = items[i];
+      Slot& w = slots.make(i);
       if (it.key == nullptr || (it.sig == nullptr && it.sig_len != 0) || (it.msg == nullptr && it.msg_len != 0) ||
           (it.ctx == nullptr && it.ctx_len != 0)) {
         set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT,
                    it.key == nullptr ? prov::R_MISSING_KEY : prov::R_NULL_PARAM_DATA);
         return;
       }
-      const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, work[i].mu.data());
+      const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, w.mu.data());
       if (st != Status::ok) {
         set_result(it.status, reasons, i, st);
         return;
       }
+      mldsa::route::Request& r = w.r;
+      r.op = mldsa::route::BatchOp::verify;
+      r.params = it.key->params;
+      r.pub = &it.key->public_key();
+      r.mu = w.mu.data();
+      r.sig = it.sig;
+      r.sig_len = it.sig_len;
       valid[i] = 1;
     });
-    std::vector<mldsa::route::Request> rs(static_cast<size_t>(std::count(valid.begin(), valid.end(), 1)));
-    for (size_t i = 0, k = 0; i < n; ++i) {
-      if (!valid[i]) continue;
-      mldsa::route::Request& r = rs[k++];
-      r.op = mldsa::route::BatchOp::verify;
-      r.params = items[i].key->params;
-      r.pub = &items[i].key->public_key();
-      r.mu = work[i].mu.data();
-      r.sig = items[i].sig;
-      r.sig_len = items[i].sig_len;
-    }
-    ctx->router->run_many(rs, ctx->threads);
-    for (size_t i = 0, k = 0; i < n; ++i)
-      if (valid[i]) set_result(items[i].status, reasons, i, rs[k++].status);
+    ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
+    for (size_t i = 0; i < n; ++i)
+      if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
     return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
     return MLDSA_ACCEL_ERR_MEMORY;

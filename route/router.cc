@@ -275,7 +275,7 @@ bool Router::worth_the_device(const Request& r, size_t inflight, bool async) {
   return policy_->use_device(*r.params, r.op, d, now);
 }
 
-void Router::run_many(std::span<Request> rs, unsigned threads) {
+void Router::run_many(std::span<Request* const> rs, unsigned threads) {
   const size_t n = rs.size();
   if (n == 0) return;
   constexpr size_t kGrain = 8;  // items a CPU thread takes at a time
@@ -284,7 +284,7 @@ void Router::run_many(std::span<Request> rs, unsigned threads) {
     const size_t first = next.fetch_add(kGrain, std::memory_order_relaxed);
     if (first >= n) return false;
     const size_t end = std::min(n, first + kGrain);
-    for (size_t i = first; i < end; ++i) run_on_cpu(rs[i]);
+    for (size_t i = first; i < end; ++i) run_on_cpu(*rs[i]);
     cpu_.fetch_add(end - first, std::memory_order_relaxed);
     return true;
   };
@@ -292,7 +292,7 @@ void Router::run_many(std::span<Request> rs, unsigned threads) {
   auto feed = [&] {
     std::vector<Request*> batch;
     for (;;) {
-      BatchQueue* q = queue_for(rs[0]);
+      BatchQueue* q = queue_for(*rs[0]);
       if (q == nullptr) {
         if (!cpu_grain()) return;
         continue;
@@ -305,8 +305,7 @@ void Router::run_many(std::span<Request> rs, unsigned threads) {
       const size_t first = next.fetch_add(want, std::memory_order_relaxed);
       if (first >= n) return;
       const size_t end = std::min(n, first + want);
-      batch.clear();
-      for (size_t i = first; i < end; ++i) batch.push_back(&rs[i]);
+      batch.assign(rs.begin() + first, rs.begin() + end);
       const size_t taken = q->submit_many(batch);
       queued_.fetch_add(taken, std::memory_order_relaxed);
       for (size_t i = taken; i < batch.size(); ++i) run_on_cpu(*batch[i]);
@@ -314,7 +313,7 @@ void Router::run_many(std::span<Request> rs, unsigned threads) {
       queue_full_.fetch_add(batch.size() - taken, std::memory_order_relaxed);
     }
   };
-  const bool device = cfg_.gpu != GpuMode::off && !(rs[0].op == BatchOp::sign && rs[0].rnd == nullptr);
+  const bool device = cfg_.gpu != GpuMode::off && !(rs[0]->op == BatchOp::sign && rs[0]->rnd == nullptr);
   std::vector<std::thread> pool;
   auto start = [&](auto f) {
     try {

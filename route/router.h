@@ -78,7 +78,7 @@ class Router {
   // list, while two feeder threads hand the GPU batches of up to the batch
   // limit from the same list, once the engine is ready: whichever side is
   // faster takes more. No policy question: the shared list balances them.
-  void run_many(std::span<Request> rs, unsigned threads);
+  void run_many(std::span<Request* const> rs, unsigned threads);
 
   RouterCounters counters() const;
   // What the measured policy knows (nullptr before a GPU is installed).
