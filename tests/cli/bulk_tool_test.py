@@ -4,7 +4,8 @@ manifest, --json, exit codes, failures listed, --help, keys as raw bytes and
 as PEM (through the provider), and on the simulated device with corrupt
 outputs: every signature it writes verifies on the CPU. Then each feature of
 issue 33's second part: JSON Lines on stdin/stdout (jsonl), a directory as
-input (directory), the progress line on a terminal only (progress), item
+input (directory), files of any size, read and write errors and key files' modes
+(files), the progress line on a terminal only (progress), item
 latencies and what the CPU and the device did in the summary (summary), and
 Ctrl-C: what finished is written, exit 130, --resume finishes (interrupt).
 
@@ -291,6 +292,64 @@ def case_interrupt(a, d):
     assert sorted(after) == sorted(before), sorted(after)
     assert all(after[f] == before[f] for f in after if not f.startswith("key-2.")), "a kept key changed"
     assert after["key-2.pub"] != before["key-2.pub"], "key-2 was not made again"
+
+def case_files(a, d):
+    """Files of any size (empty, bigger than a read block), chunks that reuse the buffers, a file that cannot
+    be read, a signature of the wrong length, an output that is a symbolic link, and key files' modes."""
+    key, pub = make_key(a, d)
+    cpu = {"MLDSA_ACCEL_GPU": "off"}
+    docs, sigs = os.path.join(d, "docs"), os.path.join(d, "sigs")
+    os.mkdir(docs); os.mkdir(sigs)
+    sizes = [0, 1, 3 << 20, 100, (1 << 20) - 5, 7, 2 << 20] + [i * 37 for i in range(30)]
+    for i, n in enumerate(sizes):
+        open(os.path.join(docs, f"f{i:02d}"), "wb").write(bytes((i * 7 + k) % 251 for k in range(n)))
+    sign = ["sign", "--key", key, "--alg", "ML-DSA-44", "--in", docs, "--out", sigs, "--json", "--chunk", "5"]
+    j = json.loads(run(sign, a.tool, cpu, 0).stdout)
+    assert j["items"] == len(sizes) and j["failed"] == 0, j
+    verify = ["verify", "--pub", pub, "--in", docs, "--sigs", sigs, "--chunk", "5"]
+    run(verify, a.tool, cpu, 0)
+    # The same signatures from the provider through openssl: the tool read every byte of every file.
+    for i in (0, 2, 4, 6, 12):
+        f = os.path.join(docs, f"f{i:02d}")
+        subprocess.run([a.openssl, "pkeyutl", "-verify", "-provider-path", a.provider_dir, "-provider", "mldsa-accel",
+                        "-provider", "default", "-pubin", "-inkey", pub_pem(a, d, pub), "-rawin", "-in", f,
+                        "-sigfile", os.path.join(sigs, f"f{i:02d}.sig")], check=True, capture_output=True)
+    # One byte changed at the end of the biggest file: found.
+    open(os.path.join(docs, "f02"), "ab").write(b"x")
+    # A signature one byte too long: a malformed signature, not a read error.
+    open(os.path.join(sigs, "f03.sig"), "ab").write(b"\0")
+    # A file that cannot be read (a folder with the file's name in a manifest).
+    manifest = os.path.join(d, "manifest")
+    names = [os.path.join(docs, f"f{i:02d}") for i in range(len(sizes))]
+    open(manifest, "w").write("\n".join(names + [os.path.join(d, "no-such-file")]) + "\n")
+    p = run(["verify", "--pub", pub, "--in", manifest, "--sigs", sigs, "--chunk", "5"], a.tool, cpu, 1)
+    lines = p.stdout.splitlines()
+    assert lines == [names[2] + ": signature does not verify", names[3] + ": malformed signature",
+                     os.path.join(d, "no-such-file") + ": cannot read the file or its signature"], lines
+    # An output that is a symbolic link is not written through: listed, its target unchanged.
+    target = os.path.join(d, "target")
+    open(target, "w").write("keep")
+    os.remove(os.path.join(sigs, "f05.sig"))
+    os.symlink(target, os.path.join(sigs, "f05.sig"))
+    p = run(sign[:-3], a.tool, cpu, 1)
+    assert p.stdout.splitlines() == [os.path.join(docs, "f05") + ": cannot write the signature"], p.stdout
+    assert open(target).read() == "keep"
+    # Seeds are private: mode 0600, also over an existing file that was wider.
+    kd = os.path.join(d, "kg"); os.mkdir(kd)
+    open(os.path.join(kd, "key-1.seed"), "w").write("old")
+    os.chmod(os.path.join(kd, "key-1.seed"), 0o644)
+    run(["keygen", "--alg", "ML-DSA-44", "--count", "3", "--out", kd], a.tool, cpu, 0)
+    for i in range(3):
+        assert os.stat(os.path.join(kd, f"key-{i}.seed")).st_mode & 0o777 == 0o600, i
+        assert os.path.getsize(os.path.join(kd, f"key-{i}.seed")) == 32, i
+
+def pub_pem(a, d, pub):
+    """The raw public key as a SubjectPublicKeyInfo PEM file, through the provider."""
+    pem = os.path.join(d, "pub.pem")
+    if not os.path.exists(pem):
+        der = bytes.fromhex("30820532300b0609608648016503040311038205210" + "0") + open(pub, "rb").read()
+        open(pem, "w").write("-----BEGIN PUBLIC KEY-----\n" + base64.encodebytes(der).decode() + "-----END PUBLIC KEY-----\n")
+    return pem
 
 def main():
     ap = argparse.ArgumentParser()

@@ -26,7 +26,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,21 +103,85 @@ bool read_file(const std::string& path, std::vector<uint8_t>& out) {
   return ok;
 }
 
-// Written to a temporary name and renamed: a file with the final name is
-// always whole, which is what --resume relies on.
-bool write_file(const std::string& path, const uint8_t* data, size_t len) {
-  const std::string tmp = path + ".part";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+// Bytes read from many small files, kept in a few large blocks: one
+// allocation per file made each thread's heap grow a page at a time
+// (mprotect, which takes the address space's lock) and kept a run over small
+// files from scaling across cores. What read() returns stays valid until
+// clear(); clear() keeps the blocks for the next chunk.
+class ReadArena {
+ public:
+  // The whole file at path in *out; false when it cannot be opened or read.
+  bool read(const std::string& path, std::span<const uint8_t>& out) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    if (blocks_.empty()) next_block(0, 0);
+    size_t start = used_;  // the file's first byte in the current block
+    bool ok = true;
+    for (;;) {
+      if (used_ == blocks_[block_].size) {  // full: the part read so far moves on
+        next_block(start, used_ - start);
+        start = 0;
+      }
+      const ssize_t r = ::read(fd, blocks_[block_].mem.get() + used_, blocks_[block_].size - used_);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        ok = r == 0;
+        break;
+      }
+      used_ += static_cast<size_t>(r);
+    }
+    close(fd);
+    if (!ok) used_ = start;
+    out = {blocks_[block_].mem.get() + start, used_ - start};
+    return ok;
+  }
+  void clear() { block_ = used_ = 0; }
+
+ private:
+  struct Block {
+    std::unique_ptr<uint8_t[]> mem;
+    size_t size;
+  };
+  static constexpr size_t kBlock = size_t{1} << 20;
+  std::vector<Block> blocks_;
+  size_t block_ = 0, used_ = 0;  // the block being filled and its bytes in use
+
+  // Moves to the next block with room for more than len bytes (a new one
+  // when the next is too small), copying there the len bytes at from.
+  void next_block(size_t from, size_t len) {
+    const size_t need = std::max(kBlock, 2 * len + 4096);
+    const size_t at = blocks_.empty() ? 0 : block_ + 1;
+    if (at == blocks_.size() || blocks_[at].size < need) {
+      blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at),
+                     Block{std::make_unique_for_overwrite<uint8_t[]>(need), need});
+      // Touched here first: a page the kernel fills by read() and this
+      // process then reads faulted twice on the project's VM (bench/RESULTS.md).
+      std::memset(blocks_[at].mem.get(), 0, need);
+    }
+    if (len > 0) std::memcpy(blocks_[at].mem.get(), blocks_[block_].mem.get() + from, len);
+    block_ = at;
+    used_ = len;
+  }
+};
+
+// Written in place: --resume takes a file of exactly the output's size as
+// whole, and a write cut short (a killed process, a full disk) leaves a
+// shorter one, which it redoes. No temporary name and rename: creating and
+// renaming a second name per item kept threads signing many small files
+// waiting on the directory's lock (bench/RESULTS.md). Symbolic links are
+// not followed. A seed's file (mode 0600) is narrowed to 0600 if it existed.
+bool write_file(const std::string& path, const uint8_t* data, size_t len, mode_t mode = 0644) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd < 0) return false;
+  bool ok = mode == 0644 || fchmod(fd, mode) == 0;
   size_t put = 0;
-  while (put < len) {
+  while (ok && put < len) {
     const ssize_t w = ::write(fd, data + put, len - put);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) break;
     put += static_cast<size_t>(w);
   }
-  const bool ok = close(fd) == 0 && put == len;
-  return ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+  return close(fd) == 0 && ok && put == len;
 }
 
 // Whether path is a regular file of exactly len bytes (a finished output).
@@ -469,25 +535,27 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
                t.done + t.skipped, t.total, cmd.c_str());
 }
 
-// f(j) for j in [0, n) on every core: reading and writing a chunk's files
-// on one thread would cap verification (tens of microseconds an item) at
-// what one core's file system calls allow.
+// f(j, w) for j in [0, n) on every core, w the worker (< workers()):
+// reading and writing a chunk's files on one thread would cap verification
+// (microseconds an item) at what one core's file system calls allow.
+size_t workers() { return std::max(1u, std::thread::hardware_concurrency()); }
+
 template <typename F>
 void for_each_parallel(size_t n, F f) {
-  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), (n + 15) / 16);
+  const size_t threads = std::min(workers(), (n + 15) / 16);
   std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t j; (j = next.fetch_add(1, std::memory_order_relaxed)) < n;) f(j);
+  auto work = [&](size_t w) {
+    for (size_t j; (j = next.fetch_add(1, std::memory_order_relaxed)) < n;) f(j, w);
   };
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) {
     try {
-      pool.emplace_back(work);
+      pool.emplace_back(work, t);
     } catch (...) {
       break;
     }
   }
-  work();
+  work(0);
   for (std::thread& th : pool) th.join();
 }
 
@@ -519,15 +587,18 @@ int keygen(const Options& o, mldsa_accel_batch* ctx, Tally& t) {
     const auto start = Clock::now();
     if (mldsa_accel_keygen(ctx, o.alg.c_str(), items.data(), n) < 0) return kExitUsage;
     add_latency(t, start, n);
-    for (size_t j = 0; j < n; ++j) {
-      // The seed is written last: a key whose seed file exists is whole.
+    std::vector<const char*> whys(n, nullptr);
+    for_each_parallel(n, [&](size_t j, size_t) {
+      // The seed is written last: a key whose seed file is whole is whole.
       const std::string base = o.out + "/key-" + std::to_string(todo[first + j]);
-      const char* why = items[j].status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(items[j].status)
-                        : !write_file(base + ".pub", &pk[j * 2592], pk_bytes)   ? "cannot write the public key"
-                        : !write_file(base + ".seed", &seed[j * 32], 32)       ? "cannot write the seed"
-                                                                               : nullptr;
-      if (why != nullptr) {
-        std::printf("key-%zu: %s\n", todo[first + j], why);
+      whys[j] = items[j].status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(items[j].status)
+                : !write_file(base + ".pub", &pk[j * 2592], pk_bytes)   ? "cannot write the public key"
+                : !write_file(base + ".seed", &seed[j * 32], 32, 0600)  ? "cannot write the seed"
+                                                                        : nullptr;
+    });
+    for (size_t j = 0; j < n; ++j) {  // in key order
+      if (whys[j] != nullptr) {
+        std::printf("key-%zu: %s\n", todo[first + j], whys[j]);
         ++t.failed;
       }
     }
@@ -555,38 +626,41 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
     if (sign && o.resume && have_output(sig_path(inputs[i]), sig_bytes)) ++t.skipped;
     else todo.push_back(i);
   }
+  // Reused by every chunk, and filled by the reading threads rather than in
+  // a loop here (on a VM the first touch of a fresh page costs microseconds):
+  // the files' bytes, the items and (sign) the signatures.
+  std::vector<ReadArena> arenas(workers());
+  const size_t most = std::min(o.chunk, todo.size());
+  const auto made = std::make_unique_for_overwrite<uint8_t[]>(sign ? most * sig_bytes : 0);
+  const auto sign_items = std::make_unique_for_overwrite<mldsa_accel_sign_item[]>(sign ? most : 0);
+  const auto verify_items = std::make_unique_for_overwrite<mldsa_accel_verify_item[]>(sign ? 0 : most);
   for (size_t first = 0; first < todo.size() && !g_interrupted; first += o.chunk) {
     const size_t n = std::min(o.chunk, todo.size() - first);
-    std::vector<std::vector<uint8_t>> msgs(n), sigs(n);
     std::vector<char> read_ok(n, 1);
-    for_each_parallel(n, [&](size_t j) {
+    for (ReadArena& a : arenas) a.clear();
+    for_each_parallel(n, [&](size_t j, size_t w) {
       const std::string& f = inputs[todo[first + j]];
-      read_ok[j] = read_file(f, msgs[j]) && (sign || read_file(sig_path(f), sigs[j]));
-      if (sign) sigs[j].resize(sig_bytes);
+      std::span<const uint8_t> msg, sig;
+      read_ok[j] = arenas[w].read(f, msg) && (sign || arenas[w].read(sig_path(f), sig));
+      // An item whose file could not be read goes without its key: the call
+      // answers it at once instead of computing it.
+      mldsa_accel_key* k = read_ok[j] ? key : nullptr;
+      if (sign) std::memset(&made[j * sig_bytes], 0, sig_bytes);  // its pages touched here, not in the call
+      if (sign) sign_items[j] = {k, msg.data(), msg.size(), cctx, o.context.size(), &made[j * sig_bytes], sig_bytes, 0};
+      else verify_items[j] = {k, msg.data(), msg.size(), cctx, o.context.size(), sig.data(), sig.size(), 0};
     });
-    std::vector<int> status(n);
     const auto start = Clock::now();
-    if (sign) {
-      std::vector<mldsa_accel_sign_item> items(n);
-      for (size_t j = 0; j < n; ++j)
-        items[j] = {key, msgs[j].data(), msgs[j].size(), cctx, o.context.size(), sigs[j].data(), sigs[j].size(), 0};
-      mldsa_accel_sign(ctx, items.data(), n, o.deterministic ? MLDSA_ACCEL_DETERMINISTIC : 0);
-      for (size_t j = 0; j < n; ++j) status[j] = items[j].status;
-    } else {
-      std::vector<mldsa_accel_verify_item> items(n);
-      for (size_t j = 0; j < n; ++j)
-        items[j] = {key, msgs[j].data(), msgs[j].size(), cctx, o.context.size(), sigs[j].data(), sigs[j].size(), 0};
-      mldsa_accel_verify(ctx, items.data(), n);
-      for (size_t j = 0; j < n; ++j) status[j] = items[j].status;
-    }
+    if (sign) mldsa_accel_sign(ctx, sign_items.get(), n, o.deterministic ? MLDSA_ACCEL_DETERMINISTIC : 0);
+    else mldsa_accel_verify(ctx, verify_items.get(), n);
     add_latency(t, start, n);
     std::vector<const char*> whys(n, nullptr);
-    for_each_parallel(n, [&](size_t j) {
+    for_each_parallel(n, [&](size_t j, size_t) {
       const std::string& f = inputs[todo[first + j]];
+      const int status = sign ? sign_items[j].status : verify_items[j].status;
       whys[j] = !read_ok[j] ? (sign ? "cannot read the file" : "cannot read the file or its signature")
-                : status[j] != MLDSA_ACCEL_OK ? mldsa_accel_status_string(status[j])
-                : sign && !write_file(sig_path(f), sigs[j].data(), sig_bytes) ? "cannot write the signature"
-                                                                             : nullptr;
+                : status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(status)
+                : sign && !write_file(sig_path(f), &made[j * sig_bytes], sig_bytes) ? "cannot write the signature"
+                                                                                   : nullptr;
     });
     for (size_t j = 0; j < n; ++j) {  // in input order
       const std::string& f = inputs[todo[first + j]];
