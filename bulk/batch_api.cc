@@ -264,12 +264,23 @@ void set_result(int& status, int* reasons, size_t i, Status st) {
   set_result(status, reasons, i, status_of(st), prov::reason_of(st));
 }
 
+// Whether the router could give a device a call's items (signing always
+// has rnd here); when not, each item is computed as it is prepared.
+bool device_usable(mldsa_accel_batch& ctx, mldsa::route::BatchOp op) {
+  static const uint8_t rnd[mldsa::MAX_RND_BYTES] = {};
+  mldsa::route::Request probe;
+  probe.op = op;
+  probe.rnd = rnd;
+  return ctx.router->device_usable(probe);
+}
+
 // The calls, each item's OpenSSL reason in reasons[i] when reasons is set.
 long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags, int* reasons) {
   if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
   try {
     std::vector<char> valid(n, 0);
     Slots slots(n);
+    const bool device = device_usable(*ctx, mldsa::route::BatchOp::sign);
     parallel_for(n, ctx->threads, [&](size_t i) noexcept {
       mldsa_accel_sign_item& it = items[i];
       Slot& w = slots.make(i);
@@ -301,11 +312,18 @@ long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, uns
       r.mu = w.mu.data();
       r.rnd = w.rnd.data();
       r.sig_out = it.sig;
+      if (!device) {
+        ctx->router->run_cpu(r);
+        set_result(it.status, reasons, i, r.status);
+        return;
+      }
       valid[i] = 1;
     });
-    ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
-    for (size_t i = 0; i < n; ++i)
-      if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
+    if (device) {
+      ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
+      for (size_t i = 0; i < n; ++i)
+        if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
+    }
     return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
     return MLDSA_ACCEL_ERR_MEMORY;
@@ -317,6 +335,7 @@ long do_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n,
   try {
     std::vector<char> valid(n, 0);
     Slots slots(n);
+    const bool device = device_usable(*ctx, mldsa::route::BatchOp::verify);
     parallel_for(n, ctx->threads, [&](size_t i) noexcept {
       mldsa_accel_verify_item& it = items[i];
       Slot& w = slots.make(i);
@@ -338,11 +357,18 @@ long do_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n,
       r.mu = w.mu.data();
       r.sig = it.sig;
       r.sig_len = it.sig_len;
+      if (!device) {
+        ctx->router->run_cpu(r);
+        set_result(it.status, reasons, i, r.status);
+        return;
+      }
       valid[i] = 1;
     });
-    ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
-    for (size_t i = 0; i < n; ++i)
-      if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
+    if (device) {
+      ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
+      for (size_t i = 0; i < n; ++i)
+        if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
+    }
     return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
     return MLDSA_ACCEL_ERR_MEMORY;

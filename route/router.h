@@ -79,6 +79,16 @@ class Router {
   // limit from the same list, once the engine is ready: whichever side is
   // faster takes more. No policy question: the shared list balances them.
   void run_many(std::span<Request* const> rs, unsigned threads);
+  // Whether run_many could hand a request like r to a device now (asking
+  // starts the engine in the background, as a routed request does). When
+  // it could not, the C API computes each item on the thread that prepared
+  // it (run_cpu): one parallel pass instead of two.
+  bool device_usable(const Request& r) { return queue_for(r) != nullptr; }
+  // r on this thread's CPU, counted as run_many's CPU items are.
+  void run_cpu(Request& r) {
+    run_on_cpu(r);
+    cpu_.fetch_add(1, std::memory_order_relaxed);
+  }
 
   RouterCounters counters() const;
   // What the measured policy knows (nullptr before a GPU is installed).
