@@ -1,88 +1,109 @@
 #!/usr/bin/env python3
 """bulk_scaling.py - the bulk tool's CPU scaling: sign and verify items/s of
-one ML-DSA key over N small files, confined to one core (taskset -c 0) and on
-all cores, for ML-DSA-44/65/87; the median of R runs each. Prints a Markdown
-table (bench/RESULTS.md) and the machine's CPU model and load. Beside the
-whole run's rate (files read and written included), the rate inside the one
-call of the C API (the computation, all files in one chunk), and the CPU time
-per item (user + system, of the whole process): on a machine loaded by
-others, wall-clock scaling says how much of the other core the tool got, CPU
-time per item whether running on more cores costs more work.
+one ML-DSA key over N small files, for ML-DSA-44/65/87, three ways, R rounds
+(medians; the three alternate, so a change of load touches all alike):
 
-usage: bulk_scaling.py TOOL [N=2000] [R=3]   (MLDSA_ACCEL_GPU=off is set)
-Last, a control: the one-core ML-DSA-44 sign run on core 0 and on core 1 at
-the same time; on a machine whose cores are free and independent each keeps
-its one-core rate.
+  1 core   the tool confined to core 0 (taskset -c 0)
+  all      the tool on every core
+  copies   one copy of the tool per core at the same time, each confined to
+           its core: their summed rate is what the cores do when nothing is
+           shared between them, measured at the same moment as the others
+
+and prints a Markdown table (bench/RESULTS.md) with two ratios: all / (cores
+x 1 core), the issue's measure, and all / copies, which does not count
+against the tool a core that is slower than core 0 while the run lasts (on a
+shared VM the cores' speeds differ and change). Beside the whole run's rate
+(files read and written included), the rate inside the C API's calls (the
+computation: the tool's call_seconds) and the CPU time per item (user +
+system). The tool runs as a user would run it: chunks of 4096 items.
+
+usage: bulk_scaling.py TOOL [N=2000] [R=3] [DIR]   (MLDSA_ACCEL_GPU=off is set)
+DIR: where the files go (default: the temporary folder, $TMPDIR or /tmp); a
+tmpfs (/dev/shm) takes the disk and its journal out of the figures.
+Signatures go to a new, empty folder in every run, made (and the file system
+synced) before the run is timed; the folders are deleted at the end only.
 """
 import json, os, resource, statistics, subprocess, sys, tempfile
 
-def rate(cmd, env):
-    """(items/s of the run, items/s inside the API call, CPU microseconds per item) of one run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+def finish(p, before):
+    """(run items/s, call items/s, CPU us/item) of a finished Popen."""
+    out = p.communicate()[0]
+    if p.returncode != 0:
+        sys.exit(f"bulk_scaling: {p.args} exited {p.returncode}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    j = json.loads(p.stdout)
+    j = json.loads(out)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # One chunk (--chunk N): the latency is the one call's time.
-    return j["items_per_second"], j["items"] / (j["latency_p50_ms"] / 1000), 1e6 * cpu / j["items"]
+    return j["items_per_second"], j["items"] / j["call_seconds"], 1e6 * cpu / j["items"]
+
+def start(cmd, env, core=None):
+    pin = ["taskset", "-c", str(core)] if core is not None else []
+    return subprocess.Popen(pin + cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
 def main():
     tool = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    where = sys.argv[4] if len(sys.argv) > 4 else None
     cores = os.cpu_count()
     env = dict(os.environ, MLDSA_ACCEL_GPU="off")
     model = next((l.split(":", 1)[1].strip() for l in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
                   if l.startswith("Model name")), "?")
-    print(f"CPU: {model}, {cores} CPUs; load average before: {os.getloadavg()}")
-    print(f"| algorithm | op | run items/s, 1 core | run items/s, {cores} cores | run: {cores} cores / ({cores} x 1) "
-          f"| call items/s, 1 core | call items/s, {cores} cores | call: {cores} cores / ({cores} x 1) "
-          f"| CPU us/item, 1 core | CPU us/item, {cores} cores |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    with tempfile.TemporaryDirectory() as d:
-        docs = os.path.join(d, "docs"); os.mkdir(docs)
-        for i in range(n):
-            with open(os.path.join(docs, f"doc{i:05d}"), "w") as f:
-                f.write(f"document {i}\n" * 8)
-        for alg in ("ML-DSA-44", "ML-DSA-65", "ML-DSA-87"):
-            keys, sigs = os.path.join(d, alg), os.path.join(d, alg + "-sigs")
-            os.mkdir(keys); os.mkdir(sigs)
-            subprocess.run([tool, "keygen", "--alg", alg, "--count", "1", "--out", keys], env=env, check=True,
-                           capture_output=True)
-            ops = {
-                "sign": [tool, "sign", "--key", os.path.join(keys, "key-0.seed"), "--alg", alg, "--in", docs,
-                         "--out", sigs, "--json", "--chunk", str(n)],
-                "verify": [tool, "verify", "--pub", os.path.join(keys, "key-0.pub"), "--in", docs, "--sigs", sigs,
-                           "--json", "--chunk", str(n)],
-            }
-            for op, cmd in ops.items():
-                one, alls = [], []
-                for _ in range(runs):  # alternated, so load changes touch both alike
-                    one.append(rate(["taskset", "-c", "0"] + cmd, env))
-                    alls.append(rate(cmd, env))
-                med = lambda runs, k: statistics.median(r[k] for r in runs)
-                m1, ma, k1, ka, c1, ca = med(one, 0), med(alls, 0), med(one, 1), med(alls, 1), med(one, 2), med(alls, 2)
-                print(f"| {alg} | {op} | {m1:.0f} | {ma:.0f} | {100 * ma / (cores * m1):.0f}% "
-                      f"| {k1:.0f} | {ka:.0f} | {100 * ka / (cores * k1):.0f}% | {c1:.0f} | {ca:.0f} |", flush=True)
-        # Control: the same one-core run on core 0 and on core 1 at once. On a
-        # machine with two free cores each keeps its one-core rate.
-        alg = "ML-DSA-44"
-        keys = os.path.join(d, alg)
-        env_json = lambda c, out: [tool, "sign", "--key", os.path.join(keys, "key-0.seed"), "--alg", alg, "--in", docs,
-                                   "--out", out, "--json", "--chunk", str(n)]
-        both = []
-        for _ in range(runs):
-            outs = [os.path.join(d, f"control{c}") for c in (0, 1)]
-            for o in outs:
-                os.makedirs(o, exist_ok=True)
-            ps = [subprocess.Popen(["taskset", "-c", str(c)] + env_json(c, outs[c]), stdout=subprocess.PIPE, text=True,
-                                   env=env) for c in (0, 1)]
-            js = [json.loads(p.communicate()[0]) for p in ps]
-            both.append([j["items"] / (j["latency_p50_ms"] / 1000) for j in js])
-        each = [statistics.median(b[c] for b in both) for c in (0, 1)]
-        print(f"control, {alg} sign, one-core runs on core 0 and core 1 at once: call items/s {each[0]:.0f} and "
-              f"{each[1]:.0f} (sum {sum(each):.0f})")
+    with tempfile.TemporaryDirectory(dir=where) as d:
+        fs = subprocess.run(["df", "--output=fstype", d], capture_output=True, text=True).stdout.split()[-1]
+        print(f"CPU: {model}, {cores} CPUs; files in {d} ({fs}); load average before: {os.getloadavg()}")
+        table(tool, n, runs, cores, env, d)
     print(f"load average after: {os.getloadavg()}")
+
+def table(tool, n, runs, cores, env, d):
+    print(f"| algorithm | op | run items/s: 1 core | {cores} cores | copies | {cores} cores / ({cores} x 1) | {cores} cores / copies "
+          f"| call items/s: 1 core | {cores} cores | copies | {cores} cores / ({cores} x 1) | {cores} cores / copies "
+          f"| CPU us/item: 1 core | {cores} cores |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    docs = os.path.join(d, "docs"); os.mkdir(docs)
+    for i in range(n):
+        with open(os.path.join(docs, f"doc{i:05d}"), "w") as f:
+            f.write(f"document {i}\n" * 8)
+    made = iter(range(1 << 30))
+    for alg in ("ML-DSA-44", "ML-DSA-65", "ML-DSA-87"):
+        keys = os.path.join(d, alg)
+        os.mkdir(keys)
+        subprocess.run([tool, "keygen", "--alg", alg, "--count", "1", "--out", keys], env=env, check=True,
+                       capture_output=True)
+        def cmd(op, out):
+            if op == "sign":
+                return [tool, "sign", "--key", os.path.join(keys, "key-0.seed"), "--alg", alg, "--in", docs,
+                        "--out", out, "--json"]
+            return [tool, "verify", "--pub", os.path.join(keys, "key-0.pub"), "--in", docs, "--sigs", sigs,
+                    "--json"]
+        def fresh(name):
+            # A folder never used before, and nothing left for the kernel
+            # to write back or delete while the next run is timed.
+            path = os.path.join(d, f"{name}-{next(made)}")
+            os.mkdir(path)
+            os.sync()
+            return path
+        sigs = fresh(alg + "-sigs")  # what verify reads
+        subprocess.run(cmd("sign", sigs), env=env, check=True, capture_output=True)
+        for op in ("sign", "verify"):
+            one, alls, copies = [], [], []
+            for _ in range(runs):
+                out = fresh("out")
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                one.append(finish(start(cmd(op, out), env, 0), before))
+                out = fresh("out")
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                alls.append(finish(start(cmd(op, out), env), before))
+                outs = [fresh(f"out{c}") for c in range(cores)]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                ps = [start(cmd(op, outs[c]), env, c) for c in range(cores)]
+                each = [finish(p, before) for p in ps]
+                copies.append((sum(e[0] for e in each), sum(e[1] for e in each)))
+            med = lambda rs, k: statistics.median(r[k] for r in rs)
+            r1, ra, rc = med(one, 0), med(alls, 0), med(copies, 0)
+            k1, ka, kc = med(one, 1), med(alls, 1), med(copies, 1)
+            print(f"| {alg} | {op} | {r1:.0f} | {ra:.0f} | {rc:.0f} | {100 * ra / (cores * r1):.0f}% | {100 * ra / rc:.0f}% "
+                  f"| {k1:.0f} | {ka:.0f} | {kc:.0f} | {100 * ka / (cores * k1):.0f}% | {100 * ka / kc:.0f}% "
+                  f"| {med(one, 2):.0f} | {med(alls, 2):.0f} |", flush=True)
 
 if __name__ == "__main__":
     main()
