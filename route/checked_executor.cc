@@ -1,6 +1,8 @@
 // checked_executor.cc - the CPU's checks of what a device returned.
 #include "route/checked_executor.h"
 
+#include "cpu/parallel.h"
+
 #include <openssl/rand.h>
 
 #include <algorithm>
@@ -12,34 +14,12 @@ namespace mldsa::route {
 
 namespace {
 
-// f(i) for every i in [0, n), on up to every core: a batch of device
-// signatures is checked in a share of the time the device took to make them,
-// not one after another on the dispatcher thread.
+// f(i) for every i in [0, n) on every core the process may use: a batch of
+// device signatures is checked in a share of the time the device took to
+// make them, not one after another on the dispatcher thread.
 template <typename F>
 void parallel_for(size_t n, F f) {
-  constexpr size_t kPerThread = 16;  // below this a thread costs more than it saves
-  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
-                                          (n + kPerThread - 1) / kPerThread);
-  std::vector<std::thread> pool;
-  auto work = [&](size_t t, size_t stride) {
-    for (size_t i = t; i < n; i += stride) f(i);
-  };
-  size_t started = 0;
-  for (size_t t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(work, t, threads);
-      ++started;
-    } catch (...) {
-      break;
-    }
-  }
-  if (started + 1 == threads) {
-    work(0, threads);
-  } else {  // fewer threads than planned: this one takes the shares nobody took
-    for (size_t t = 0; t < threads; ++t)
-      if (t == 0 || t > started) work(t, threads);
-  }
-  for (std::thread& th : pool) th.join();
+  mldsa::parallel_for(n, mldsa::usable_cpus(), 4, [&](size_t i, unsigned) { f(i); });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // provider reports.
 #include "route/router.h"
 
+#include "cpu/parallel.h"
 #include "route/gpu_executor.h"
 #include "route/test_hooks.h"
 
@@ -184,7 +185,7 @@ void Router::install(std::shared_ptr<BatchExecutor> executor, std::string device
       limits.max_batch = fill;
       if (!cfg_.queue_depth_set) limits.capacity = std::max(limits.capacity, 2 * fill);
     }
-    policy_ = std::make_unique<RoutePolicy>(std::max(1u, std::thread::hardware_concurrency()), limits.max_batch);
+    policy_ = std::make_unique<RoutePolicy>(mldsa::usable_cpus(), limits.max_batch);
     queue_ = std::make_unique<BatchQueue>(
         executor_, limits,
         [this](const std::string&) {

@@ -82,13 +82,11 @@ class Router {
   // Whether run_many could hand a request like r to a device now (asking
   // starts the engine in the background, as a routed request does). When
   // it could not, the C API computes each item on the thread that prepared
-  // it (run_cpu): one parallel pass instead of two.
+  // it (run_on_cpu, then count_cpu): one parallel pass instead of two.
   bool device_usable(const Request& r) { return queue_for(r) != nullptr; }
-  // r on this thread's CPU, counted as run_many's CPU items are.
-  void run_cpu(Request& r) {
-    run_on_cpu(r);
-    cpu_.fetch_add(1, std::memory_order_relaxed);
-  }
+  // n requests the caller computed on the CPU itself (run_on_cpu), counted as
+  // run_many's CPU items are: once per call, not per item from every thread.
+  void count_cpu(size_t n) { cpu_.fetch_add(n, std::memory_order_relaxed); }
 
   RouterCounters counters() const;
   // What the measured policy knows (nullptr before a GPU is installed).

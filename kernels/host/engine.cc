@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/key_expanded.h"
+#include "cpu/parallel.h"
 #include "kernels/host/device_list.h"
 #include "kernels/host/device_worker.h"
 #include "kernels/host/host_threads.h"
@@ -145,7 +146,7 @@ std::unique_ptr<Engine> Engine::create(std::shared_ptr<Platform> platform, const
   auto impl = std::make_unique<Impl>();
   impl->platform = platform;
   impl->config = config;
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned hw = mldsa::usable_cpus();
   const unsigned helpers = config.staging_threads >= 0 ? static_cast<unsigned>(config.staging_threads)
                                                         : std::min(8u, hw / 4);
   try {

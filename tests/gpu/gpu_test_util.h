@@ -1,6 +1,8 @@
 // gpu_test_util.h - host-side helpers shared by the GPU tests and benchmarks.
 #pragma once
 
+#include "cpu/parallel.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -21,14 +23,7 @@ inline size_t random_case_count(size_t fallback = 2000) {
 // fn(i) for i in [0, n) on every core: the CPU side of 100,000 cases is the slow part.
 template <typename Fn>
 void parallel_for(size_t n, Fn fn) {
-  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
-  for (auto& t : pool) t.join();
+  mldsa::parallel_for(n, mldsa::usable_cpus(), 1, [&](size_t i, unsigned) { fn(i); });
 }
 
 }  // namespace mldsa::gpu_test
