@@ -5,6 +5,8 @@
 #include "mldsa_accel/batch.h"
 
 #include "cpu/mldsa.h"
+#include "cpu/pages.h"
+#include "cpu/parallel.h"
 #include "provctx/reasons.h"
 #include "route/router.h"
 #include "route/test_hooks.h"
@@ -51,6 +53,9 @@ struct mldsa_accel_batch {
   std::unique_ptr<std::thread> submitter;
   std::thread::id submitter_id;
   pid_t owner = getpid();  // a forked child has no submission thread: it runs them in submit
+  // Memory for the slots of calls to come (Slots, under m): kept, not
+  // faulted in again by every call.
+  std::vector<mldsa::PageBuffer> spare;
   // Keys made on the CPU (key generation does not go through the router,
   // whose counters hold the signs and verifies): for items_cpu.
   std::atomic<uint64_t> keygen_cpu{0};
@@ -86,29 +91,6 @@ int status_of(Status s) {
   }
 }
 
-// f(i) for i in [0, n) on up to `threads` threads (the caller's among them),
-// in grains of 16 items (fewer trips to the shared counter; neighbouring
-// items' outputs share cache lines). f must not throw.
-template <typename F>
-void parallel_for(size_t n, unsigned threads, F f) {
-  constexpr size_t kGrain = 16;
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(kGrain, std::memory_order_relaxed)) < n;)
-      for (const size_t end = std::min(n, i + kGrain); i < end; ++i) f(i);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads && t * 4 < n; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (...) {
-      break;
-    }
-  }
-  work();
-  for (std::thread& th : pool) th.join();
-}
-
 // mu = H(tr || M') of an item's message and context (the key's scheme).
 Status make_mu(const mldsa_accel_key& k, const uint8_t* msg, size_t msg_len, const uint8_t* ctx, size_t ctx_len,
                uint8_t mu[mldsa::MU_BYTES]) {
@@ -129,20 +111,39 @@ struct Slot {
 };
 
 // A call's n slots, each made by the thread that handles its item in the
-// call's parallel pass: on a VM the first touch of a fresh page costs
-// microseconds (bench/RESULTS.md), so making a big batch's slots in one loop
-// on the caller's thread was serial work the other cores waited for. Every
-// slot is made before the pass returns (its function does not throw).
+// call's parallel pass, in memory kept by the context for the next call
+// (PageBuffer: populated at once). On the project's VM each first touch of a
+// fresh page costs about 11 us; a 4096-item call's slots are 300 pages.
+// Every slot is made before the pass returns (its function does not throw).
 class Slots {
  public:
-  explicit Slots(size_t n) : mem_(std::make_unique_for_overwrite<std::byte[]>(n * sizeof(Slot))), n_(n) {}
+  Slots(mldsa_accel_batch& ctx, size_t n) : ctx_(ctx), n_(n) {
+    const size_t bytes = n * sizeof(Slot);
+    {
+      std::lock_guard<std::mutex> lock(ctx.m);
+      auto it = std::find_if(ctx.spare.begin(), ctx.spare.end(),
+                             [&](const mldsa::PageBuffer& b) { return b.size() >= bytes; });
+      if (it != ctx.spare.end()) {
+        mem_ = std::move(*it);
+        ctx.spare.erase(it);
+      }
+    }
+    if (mem_.size() < bytes) mem_ = mldsa::PageBuffer(bytes);
+  }
   ~Slots() {
     for (size_t i = 0; i < n_; ++i) std::destroy_at(&(*this)[i]);
+    if (mem_.size() == 0 || mem_.size() > kKeepBytes) return;  // a huge call's memory is not held on to
+    std::lock_guard<std::mutex> lock(ctx_.m);
+    if (ctx_.spare.size() >= kKeep) return;
+    try {
+      ctx_.spare.push_back(std::move(mem_));
+    } catch (const std::bad_alloc&) {  // not kept: unmapped here
+    }
   }
   Slots(const Slots&) = delete;
   Slots& operator=(const Slots&) = delete;
-  Slot& make(size_t i) { return *std::construct_at(reinterpret_cast<Slot*>(mem_.get()) + i); }
-  Slot& operator[](size_t i) { return reinterpret_cast<Slot*>(mem_.get())[i]; }
+  Slot& make(size_t i) { return *std::construct_at(reinterpret_cast<Slot*>(mem_.data()) + i); }
+  Slot& operator[](size_t i) { return reinterpret_cast<Slot*>(mem_.data())[i]; }
   // The requests of the items marked valid, in item order.
   std::vector<mldsa::route::Request*> valid_requests(const std::vector<char>& valid) {
     std::vector<mldsa::route::Request*> rs;
@@ -153,8 +154,11 @@ class Slots {
   }
 
  private:
-  static_assert(alignof(Slot) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
-  std::unique_ptr<std::byte[]> mem_;
+  static constexpr size_t kKeep = 4;                    // buffers kept (calls at once)
+  static constexpr size_t kKeepBytes = size_t{16} << 20;  // about 50,000 items
+  static_assert(alignof(Slot) <= 4096);                   // a PageBuffer starts on a page
+  mldsa_accel_batch& ctx_;
+  mldsa::PageBuffer mem_;
   size_t n_;
 };
 
@@ -203,7 +207,7 @@ mldsa_accel_batch* mldsa_accel_batch_new(int* status, char* error, size_t error_
     auto ctx = std::make_unique<mldsa_accel_batch>();
     ctx->router = mldsa::route::Router::create(mldsa::route::router_config(s), &why);
     if (ctx->router == nullptr) return fail(MLDSA_ACCEL_ERR_CONFIG, why);
-    ctx->threads = std::max(1u, std::thread::hardware_concurrency());
+    ctx->threads = mldsa::usable_cpus();
     if (status != nullptr) *status = MLDSA_ACCEL_OK;
     return ctx.release();
   } catch (const std::bad_alloc&) {
@@ -274,55 +278,39 @@ bool device_usable(mldsa_accel_batch& ctx, mldsa::route::BatchOp op) {
   return ctx.router->device_usable(probe);
 }
 
-// The calls, each item's OpenSSL reason in reasons[i] when reasons is set.
-long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags, int* reasons) {
+// Items a thread takes at a time in a call's parallel pass.
+constexpr size_t kGrain = 16;
+
+// A sign or verify call: prepare(item, slot, i) checks item i and makes its
+// request in its slot, or sets its status and returns false. With a device
+// to hand items to, run_many computes the prepared ones; without, each is
+// computed right after it is prepared, on the same thread.
+template <typename Item, typename Prepare>
+long run_items(mldsa_accel_batch* ctx, mldsa::route::BatchOp op, Item* items, size_t n, int* reasons,
+               Prepare prepare) {
   if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
   try {
-    std::vector<char> valid(n, 0);
-    Slots slots(n);
-    const bool device = device_usable(*ctx, mldsa::route::BatchOp::sign);
-    parallel_for(n, ctx->threads, [&](size_t i) noexcept {
-      mldsa_accel_sign_item& it = items[i];
+    std::vector<char> valid(n, 0);  // written only with a device (its cache lines are shared)
+    Slots slots(*ctx, n);
+    const bool device = device_usable(*ctx, op);
+    std::atomic<size_t> rejected{0};
+    mldsa::parallel_for(n, ctx->threads, kGrain, [&](size_t i, unsigned) noexcept {
       Slot& w = slots.make(i);
-      if (it.key == nullptr || it.key->priv == nullptr || it.sig == nullptr ||
-          it.sig_size < it.key->params->sig_bytes || (it.msg == nullptr && it.msg_len != 0) ||
-          (it.ctx == nullptr && it.ctx_len != 0)) {
-        if (it.key != nullptr && it.key->priv == nullptr)
-          set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_KEY, prov::R_MISSING_KEY);
-        else if (it.key != nullptr && it.sig != nullptr && it.sig_size < it.key->params->sig_bytes)
-          set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT, prov::R_BUFFER_TOO_SMALL);
-        else
-          set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT, prov::R_NULL_PARAM_DATA);
-        return;
+      if (!prepare(items[i], w, i)) {
+        rejected.fetch_add(1, std::memory_order_relaxed);
+      } else if (device) {
+        valid[i] = 1;
+      } else {
+        mldsa::route::run_on_cpu(w.r);
+        set_result(items[i].status, reasons, i, w.r.status);
       }
-      const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, w.mu.data());
-      if (st != Status::ok) {
-        set_result(it.status, reasons, i, st);
-        return;
-      }
-      if (!(flags & MLDSA_ACCEL_DETERMINISTIC) &&
-          RAND_priv_bytes(w.rnd.data(), static_cast<int>(it.key->params->rnd_bytes)) != 1) {
-        set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_RANDOM, prov::R_RNG_FAILURE);
-        return;
-      }
-      mldsa::route::Request& r = w.r;
-      r.op = mldsa::route::BatchOp::sign;
-      r.params = it.key->params;
-      r.priv = it.key->priv.get();
-      r.mu = w.mu.data();
-      r.rnd = w.rnd.data();
-      r.sig_out = it.sig;
-      if (!device) {
-        ctx->router->run_cpu(r);
-        set_result(it.status, reasons, i, r.status);
-        return;
-      }
-      valid[i] = 1;
     });
     if (device) {
       ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
       for (size_t i = 0; i < n; ++i)
         if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
+    } else {
+      ctx->router->count_cpu(n - rejected.load());
     }
     return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
   } catch (const std::bad_alloc&) {
@@ -330,55 +318,71 @@ long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, uns
   }
 }
 
-long do_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n, int* reasons) {
-  if (ctx == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
-  try {
-    std::vector<char> valid(n, 0);
-    Slots slots(n);
-    const bool device = device_usable(*ctx, mldsa::route::BatchOp::verify);
-    parallel_for(n, ctx->threads, [&](size_t i) noexcept {
-      mldsa_accel_verify_item& it = items[i];
-      Slot& w = slots.make(i);
-      if (it.key == nullptr || (it.sig == nullptr && it.sig_len != 0) || (it.msg == nullptr && it.msg_len != 0) ||
-          (it.ctx == nullptr && it.ctx_len != 0)) {
-        set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT,
-                   it.key == nullptr ? prov::R_MISSING_KEY : prov::R_NULL_PARAM_DATA);
-        return;
-      }
-      const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, w.mu.data());
-      if (st != Status::ok) {
-        set_result(it.status, reasons, i, st);
-        return;
-      }
-      mldsa::route::Request& r = w.r;
-      r.op = mldsa::route::BatchOp::verify;
-      r.params = it.key->params;
-      r.pub = &it.key->public_key();
-      r.mu = w.mu.data();
-      r.sig = it.sig;
-      r.sig_len = it.sig_len;
-      if (!device) {
-        ctx->router->run_cpu(r);
-        set_result(it.status, reasons, i, r.status);
-        return;
-      }
-      valid[i] = 1;
-    });
-    if (device) {
-      ctx->router->run_many(slots.valid_requests(valid), ctx->threads);
-      for (size_t i = 0; i < n; ++i)
-        if (valid[i]) set_result(items[i].status, reasons, i, slots[i].r.status);
+// The calls, each item's OpenSSL reason in reasons[i] when reasons is set.
+long do_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags, int* reasons) {
+  return run_items(ctx, mldsa::route::BatchOp::sign, items, n, reasons,
+                   [&](mldsa_accel_sign_item& it, Slot& w, size_t i) {
+    if (it.key == nullptr || it.key->priv == nullptr || it.sig == nullptr ||
+        it.sig_size < it.key->params->sig_bytes || (it.msg == nullptr && it.msg_len != 0) ||
+        (it.ctx == nullptr && it.ctx_len != 0)) {
+      if (it.key != nullptr && it.key->priv == nullptr)
+        set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_KEY, prov::R_MISSING_KEY);
+      else if (it.key != nullptr && it.sig != nullptr && it.sig_size < it.key->params->sig_bytes)
+        set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT, prov::R_BUFFER_TOO_SMALL);
+      else
+        set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT, prov::R_NULL_PARAM_DATA);
+      return false;
     }
-    return n == 0 ? 0 : count_failed(&items[0].status, sizeof *items, n);
-  } catch (const std::bad_alloc&) {
-    return MLDSA_ACCEL_ERR_MEMORY;
-  }
+    const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, w.mu.data());
+    if (st != Status::ok) {
+      set_result(it.status, reasons, i, st);
+      return false;
+    }
+    if (!(flags & MLDSA_ACCEL_DETERMINISTIC) &&
+        RAND_priv_bytes(w.rnd.data(), static_cast<int>(it.key->params->rnd_bytes)) != 1) {
+      set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_RANDOM, prov::R_RNG_FAILURE);
+      return false;
+    }
+    mldsa::route::Request& r = w.r;
+    r.op = mldsa::route::BatchOp::sign;
+    r.params = it.key->params;
+    r.priv = it.key->priv.get();
+    r.mu = w.mu.data();
+    r.rnd = w.rnd.data();
+    r.sig_out = it.sig;
+    return true;
+  });
+}
+
+long do_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n, int* reasons) {
+  return run_items(ctx, mldsa::route::BatchOp::verify, items, n, reasons,
+                   [&](mldsa_accel_verify_item& it, Slot& w, size_t i) {
+    if (it.key == nullptr || (it.sig == nullptr && it.sig_len != 0) || (it.msg == nullptr && it.msg_len != 0) ||
+        (it.ctx == nullptr && it.ctx_len != 0)) {
+      set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT,
+                 it.key == nullptr ? prov::R_MISSING_KEY : prov::R_NULL_PARAM_DATA);
+      return false;
+    }
+    const Status st = make_mu(*it.key, it.msg, it.msg_len, it.ctx, it.ctx_len, w.mu.data());
+    if (st != Status::ok) {
+      set_result(it.status, reasons, i, st);
+      return false;
+    }
+    mldsa::route::Request& r = w.r;
+    r.op = mldsa::route::BatchOp::verify;
+    r.params = it.key->params;
+    r.pub = &it.key->public_key();
+    r.mu = w.mu.data();
+    r.sig = it.sig;
+    r.sig_len = it.sig_len;
+    return true;
+  });
 }
 
 long do_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n, int* reasons) {
   const mldsa::Params* p = alg != nullptr ? mldsa::params_by_name(alg) : nullptr;
   if (ctx == nullptr || p == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
-  parallel_for(n, ctx->threads, [&](size_t i) {
+  mldsa::parallel_for(n, ctx->threads, 1, [&](size_t i, unsigned) noexcept {
     mldsa_accel_keygen_item& it = items[i];
     if (it.pk == nullptr || it.sk == nullptr || it.pk_size < p->pk_bytes || it.sk_size < p->sk_bytes) {
       set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT,
