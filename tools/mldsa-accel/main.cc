@@ -6,11 +6,15 @@
 // Ctrl-C stops after the chunk in flight with what finished written.
 #include "mldsa_accel/batch.h"
 
+#include "cpu/pages.h"
+#include "cpu/parallel.h"
+
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/provider.h>
 
 #include <dirent.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -118,11 +122,11 @@ class ReadArena {
     size_t start = used_;  // the file's first byte in the current block
     bool ok = true;
     for (;;) {
-      if (used_ == blocks_[block_].size) {  // full: the part read so far moves on
+      if (used_ == blocks_[block_].size()) {  // full: the part read so far moves on
         next_block(start, used_ - start);
         start = 0;
       }
-      const ssize_t r = ::read(fd, blocks_[block_].mem.get() + used_, blocks_[block_].size - used_);
+      const ssize_t r = ::read(fd, blocks_[block_].data() + used_, blocks_[block_].size() - used_);
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) {
         ok = r == 0;
@@ -132,18 +136,15 @@ class ReadArena {
     }
     close(fd);
     if (!ok) used_ = start;
-    out = {blocks_[block_].mem.get() + start, used_ - start};
+    out = {blocks_[block_].data() + start, used_ - start};
     return ok;
   }
   void clear() { block_ = used_ = 0; }
 
  private:
-  struct Block {
-    std::unique_ptr<uint8_t[]> mem;
-    size_t size;
-  };
+
   static constexpr size_t kBlock = size_t{1} << 20;
-  std::vector<Block> blocks_;
+  std::vector<mldsa::PageBuffer> blocks_;
   size_t block_ = 0, used_ = 0;  // the block being filled and its bytes in use
 
   // Moves to the next block with room for more than len bytes (a new one
@@ -151,14 +152,9 @@ class ReadArena {
   void next_block(size_t from, size_t len) {
     const size_t need = std::max(kBlock, 2 * len + 4096);
     const size_t at = blocks_.empty() ? 0 : block_ + 1;
-    if (at == blocks_.size() || blocks_[at].size < need) {
-      blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at),
-                     Block{std::make_unique_for_overwrite<uint8_t[]>(need), need});
-      // Touched here first: a page the kernel fills by read() and this
-      // process then reads faulted twice on the project's VM (bench/RESULTS.md).
-      std::memset(blocks_[at].mem.get(), 0, need);
-    }
-    if (len > 0) std::memcpy(blocks_[at].mem.get(), blocks_[block_].mem.get() + from, len);
+    if (at == blocks_.size() || blocks_[at].size() < need)
+      blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at), mldsa::PageBuffer(need));
+    if (len > 0) std::memcpy(blocks_[at].data(), blocks_[block_].data() + from, len);
     block_ = at;
     used_ = len;
   }
@@ -538,28 +534,26 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
                t.done + t.skipped, t.total, cmd.c_str());
 }
 
-// f(j, w) for j in [0, n) on every core, w the worker (< workers()):
-// reading and writing a chunk's files on one thread would cap verification
-// (microseconds an item) at what one core's file system calls allow.
-size_t workers() { return std::max(1u, std::thread::hardware_concurrency()); }
+// f(j, w) for j in [0, n) on every core the tool may use, w the worker (<
+// workers()): reading and writing a chunk's files on one thread would cap
+// verification (microseconds an item) at what one core's file system calls
+// allow.
+size_t workers() { return mldsa::usable_cpus(); }
 
+// Each helper thread first takes its own copy of the descriptor table
+// (unshare(CLONE_FILES)): threads opening and closing thousands of files in
+// one shared table contend for its lock, about 3% of a verify run over small
+// files on 2 cores. Where that is refused (a seccomp filter), they share it.
 template <typename F>
 void for_each_parallel(size_t n, F f) {
-  const size_t threads = std::min(workers(), (n + 15) / 16);
-  std::atomic<size_t> next{0};
-  auto work = [&](size_t w) {
-    for (size_t j; (j = next.fetch_add(1, std::memory_order_relaxed)) < n;) f(j, w);
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(work, t);
-    } catch (...) {
-      break;
+  mldsa::parallel_for(n, mldsa::usable_cpus(), 4, [&](size_t j, unsigned w) {
+    thread_local bool asked = false;
+    if (w != 0 && !asked) {
+      asked = true;
+      (void)unshare(CLONE_FILES);
     }
-  }
-  work(0);
-  for (std::thread& th : pool) th.join();
+    f(j, w);
+  });
 }
 
 // ---- the commands ----
@@ -634,7 +628,7 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
   // the files' bytes, the items and (sign) the signatures.
   std::vector<ReadArena> arenas(workers());
   const size_t most = std::min(o.chunk, todo.size());
-  const auto made = std::make_unique_for_overwrite<uint8_t[]>(sign ? most * sig_bytes : 0);
+  const mldsa::PageBuffer made(sign ? most * sig_bytes : 0);
   const auto sign_items = std::make_unique_for_overwrite<mldsa_accel_sign_item[]>(sign ? most : 0);
   const auto verify_items = std::make_unique_for_overwrite<mldsa_accel_verify_item[]>(sign ? 0 : most);
   for (size_t first = 0; first < todo.size() && !g_interrupted; first += o.chunk) {
@@ -648,8 +642,7 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
       // An item whose file could not be read goes without its key: the call
       // answers it at once instead of computing it.
       mldsa_accel_key* k = read_ok[j] ? key : nullptr;
-      if (sign) std::memset(&made[j * sig_bytes], 0, sig_bytes);  // its pages touched here, not in the call
-      if (sign) sign_items[j] = {k, msg.data(), msg.size(), cctx, o.context.size(), &made[j * sig_bytes], sig_bytes, 0};
+      if (sign) sign_items[j] = {k, msg.data(), msg.size(), cctx, o.context.size(), made.data() + j * sig_bytes, sig_bytes, 0};
       else verify_items[j] = {k, msg.data(), msg.size(), cctx, o.context.size(), sig.data(), sig.size(), 0};
     });
     const auto start = Clock::now();
@@ -662,7 +655,7 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
       const int status = sign ? sign_items[j].status : verify_items[j].status;
       whys[j] = !read_ok[j] ? (sign ? "cannot read the file" : "cannot read the file or its signature")
                 : status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(status)
-                : sign && !write_file(sig_path(f), &made[j * sig_bytes], sig_bytes) ? "cannot write the signature"
+                : sign && !write_file(sig_path(f), made.data() + j * sig_bytes, sig_bytes) ? "cannot write the signature"
                                                                                    : nullptr;
     });
     for (size_t j = 0; j < n; ++j) {  // in input order
