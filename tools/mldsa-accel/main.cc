@@ -123,7 +123,9 @@ class ReadArena {
     bool ok = true;
     for (;;) {
       if (used_ == blocks_[block_].size()) {  // full: the part read so far moves on
-        next_block(start, used_ - start);
+        struct stat st{};                      // to a block with room for the whole file
+        const size_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0;
+        next_block(start, used_ - start, size + 4096);
         start = 0;
       }
       const ssize_t r = ::read(fd, blocks_[block_].data() + used_, blocks_[block_].size() - used_);
@@ -139,18 +141,23 @@ class ReadArena {
     out = {blocks_[block_].data() + start, used_ - start};
     return ok;
   }
-  void clear() { block_ = used_ = 0; }
+  // Blocks made for one big file are let go; the others are kept.
+  void clear() {
+    std::erase_if(blocks_, [](const mldsa::PageBuffer& b) { return b.size() > kKeep; });
+    block_ = used_ = 0;
+  }
 
  private:
-
   static constexpr size_t kBlock = size_t{1} << 20;
+  static constexpr size_t kKeep = 16 * kBlock;
   std::vector<mldsa::PageBuffer> blocks_;
   size_t block_ = 0, used_ = 0;  // the block being filled and its bytes in use
 
-  // Moves to the next block with room for more than len bytes (a new one
-  // when the next is too small), copying there the len bytes at from.
-  void next_block(size_t from, size_t len) {
-    const size_t need = std::max(kBlock, 2 * len + 4096);
+  // Moves to the next block with room for more than len bytes and for want
+  // (a new one when the next is too small), copying there the len bytes at
+  // from. Without a size to go by (not a regular file), room doubles.
+  void next_block(size_t from, size_t len, size_t want = 0) {
+    const size_t need = std::max({kBlock, 2 * len + 4096, want});
     const size_t at = blocks_.empty() ? 0 : block_ + 1;
     if (at == blocks_.size() || blocks_[at].size() < need)
       blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at), mldsa::PageBuffer(need));
