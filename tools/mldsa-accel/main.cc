@@ -84,29 +84,6 @@ void on_sigint(int) {
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the tool at once
 }
 
-// Plain system calls: for small files the calls, not the bytes, are the cost.
-bool read_file(const std::string& path, std::vector<uint8_t>& out) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st{};
-  bool ok = fstat(fd, &st) == 0;
-  out.resize(ok && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0);
-  size_t got = 0;
-  while (ok) {
-    if (got == out.size()) out.resize(out.size() + 4096);  // grew, or not a regular file
-    const ssize_t r = ::read(fd, out.data() + got, out.size() - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      ok = r == 0;
-      break;
-    }
-    got += static_cast<size_t>(r);
-  }
-  close(fd);
-  out.resize(got);
-  return ok;
-}
-
 // Bytes read from many small files, kept in a few large blocks: one
 // allocation per file made each thread's heap grow a page at a time
 // (mprotect, which takes the address space's lock) and kept a run over small
@@ -140,6 +117,10 @@ class ReadArena {
     if (!ok) used_ = start;
     out = {blocks_[block_].data() + start, used_ - start};
     return ok;
+  }
+  // Every byte of every block cleared (what was read was secret: a key).
+  void wipe() {
+    for (mldsa::PageBuffer& b : blocks_) OPENSSL_cleanse(b.data(), b.size());
   }
   // Blocks made for one big file are let go; the others are kept.
   void clear() {
@@ -208,7 +189,7 @@ const char* alg_of_length(size_t len, bool is_private) {
 }
 
 // PEM or DER through OpenSSL with the provider, as the API's key.
-mldsa_accel_key* decode_with_openssl(const std::vector<uint8_t>& bytes, bool is_private, int* st) {
+mldsa_accel_key* decode_with_openssl(std::span<const uint8_t> bytes, bool is_private, int* st) {
   static OSSL_PROVIDER* prov = OSSL_PROVIDER_load(nullptr, "mldsa-accel");
   static OSSL_PROVIDER* deflt = OSSL_PROVIDER_load(nullptr, "default");
   (void)prov;
@@ -228,8 +209,9 @@ mldsa_accel_key* decode_with_openssl(const std::vector<uint8_t>& bytes, bool is_
 }
 
 mldsa_accel_key* load_key(const std::string& path, bool is_private, std::string alg) {
-  std::vector<uint8_t> bytes;
-  if (!read_file(path, bytes)) {
+  ReadArena file;
+  std::span<const uint8_t> bytes;
+  if (!file.read(path, bytes)) {
     std::fprintf(stderr, "mldsa-accel: cannot read %s\n", path.c_str());
     return nullptr;
   }
@@ -245,12 +227,12 @@ mldsa_accel_key* load_key(const std::string& path, bool is_private, std::string 
     if (key == nullptr && st != MLDSA_ACCEL_ERR_UNSUPPORTED_KEY) {
       std::fprintf(stderr, "mldsa-accel: %s is not a %s key this tool reads (PEM, DER, raw; a seed needs --alg)\n",
                    path.c_str(), is_private ? "private" : "public");
-      OPENSSL_cleanse(bytes.data(), bytes.size());
+      file.wipe();
       return nullptr;
     }
     alg = "from PEM/DER";
   }
-  OPENSSL_cleanse(bytes.data(), bytes.size());
+  file.wipe();
   if (key == nullptr)
     std::fprintf(stderr, "mldsa-accel: %s: %s (%s)\n", path.c_str(), mldsa_accel_status_string(st), alg.c_str());
   return key;
