@@ -14,7 +14,6 @@
 #include <openssl/provider.h>
 
 #include <dirent.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -555,20 +554,9 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
 // allow.
 size_t workers() { return mldsa::usable_cpus(); }
 
-// Each helper thread first takes its own copy of the descriptor table
-// (unshare(CLONE_FILES)): threads opening and closing thousands of files in
-// one shared table contend for its lock, about 3% of a verify run over small
-// files on 2 cores. Where that is refused (a seccomp filter), they share it.
 template <typename F>
 void for_each_parallel(size_t n, F f) {
-  mldsa::parallel_for(n, mldsa::usable_cpus(), 4, [&](size_t j, unsigned w) {
-    thread_local bool asked = false;
-    if (w != 0 && !asked) {
-      asked = true;
-      (void)unshare(CLONE_FILES);
-    }
-    f(j, w);
-  });
+  mldsa::parallel_for(n, mldsa::usable_cpus(), 4, f);
 }
 
 // ---- the commands ----
