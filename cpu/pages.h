@@ -31,7 +31,7 @@ class PageBuffer {
   ~PageBuffer() {
     if (data_ != nullptr) munmap(data_, size_);
   }
-  PageBuffer(PageBuffer&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; }
+  PageBuffer(PageBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
   PageBuffer& operator=(PageBuffer&& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(size_, o.size_);
