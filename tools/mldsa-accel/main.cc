@@ -552,11 +552,16 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
 // workers()): reading and writing a chunk's files on one thread would cap
 // verification (microseconds an item) at what one core's file system calls
 // allow.
-size_t workers() { return mldsa::usable_cpus(); }
+// Counted once: per-worker state (ReadArena) is sized by it, so every loop
+// must use the same count even if the affinity mask changes during a run.
+size_t workers() {
+  static const size_t count = mldsa::usable_cpus();
+  return count;
+}
 
 template <typename F>
 void for_each_parallel(size_t n, F f) {
-  mldsa::parallel_for(n, mldsa::usable_cpus(), 4, f);
+  mldsa::parallel_for(n, static_cast<unsigned>(workers()), 4, f);
 }
 
 // ---- the commands ----
