@@ -113,7 +113,8 @@ struct Slot {
 // A call's n slots, each made by the thread that handles its item in the
 // call's parallel pass, in memory kept by the context for the next call
 // (PageBuffer: populated at once). On the project's VM each first touch of a
-// fresh page costs about 11 us; a 4096-item call's slots are 300 pages.
+// fresh page costs about 11 us; a 4096-item call's slots are 300 small pages
+// or one huge page.
 // Every slot is made before the pass returns (its function does not throw).
 class Slots {
  public:

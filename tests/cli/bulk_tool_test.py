@@ -302,7 +302,8 @@ def case_files(a, d):
     cpu = {"MLDSA_ACCEL_GPU": "off"}
     docs, sigs = os.path.join(d, "docs"), os.path.join(d, "sigs")
     os.mkdir(docs); os.mkdir(sigs)
-    sizes = [0, 1, 3 << 20, 100, (1 << 20) - 5, 7, 2 << 20] + [i * 37 for i in range(30)]
+    # Read blocks are 2 MiB: files just under, at and over one.
+    sizes = [0, 1, 3 << 20, 100, (2 << 20) - 5, 7, 2 << 20] + [i * 37 for i in range(30)]
     for i, n in enumerate(sizes):
         open(os.path.join(docs, f"f{i:02d}"), "wb").write(bytes((i * 7 + k) % 251 for k in range(n)))
     sign = ["sign", "--key", key, "--alg", "ML-DSA-44", "--in", docs, "--out", sigs, "--json", "--chunk", "5"]

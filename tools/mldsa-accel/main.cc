@@ -129,7 +129,7 @@ class ReadArena {
   }
 
  private:
-  static constexpr size_t kBlock = size_t{1} << 20;
+  static constexpr size_t kBlock = size_t{2} << 20;  // one huge page (cpu/pages.h)
   static constexpr size_t kKeep = 16 * kBlock;
   std::vector<mldsa::PageBuffer> blocks_;
   size_t block_ = 0, used_ = 0;  // the block being filled and its bytes in use
