@@ -311,6 +311,9 @@ def case_files(a, d):
     assert j["items"] == len(sizes) and j["failed"] == 0, j
     verify = ["verify", "--pub", pub, "--in", docs, "--sigs", sigs, "--chunk", "5"]
     run(verify, a.tool, cpu, 0)
+    # A signatures folder that cannot be opened: a named error, exit 2, not a failure per file.
+    p = run(verify[:6] + [os.path.join(d, "no-such-folder")], a.tool, cpu, 2)
+    assert "cannot open the folder" in p.stderr and not p.stdout, (p.stdout, p.stderr)
     # The same signatures from the provider through openssl: the tool read every byte of every file.
     for i in (0, 2, 4, 6, 12):
         f = os.path.join(docs, f"f{i:02d}")
