@@ -1,12 +1,17 @@
 // parallel.h - work spread over the CPU threads this process may use: the
-// one count of them (usable_cpus) and the one loop (parallel_for) that the
-// bulk API, the checks of device results, the bulk tool and the GPU tests
-// share.
+// one count of them (usable_cpus), the one way to split a loop's items
+// (Split) and the loop itself, on threads started for it (parallel_for:
+// the bulk API, the checks of device results, the GPU tests) or on threads
+// kept for many loops (WorkerPool: the bulk tool).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 #if defined(__linux__)
@@ -26,39 +31,58 @@ inline unsigned usable_cpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// [0, n) in grains for `workers` threads: worker w starts on the w-th of
+// equal contiguous ranges and takes `grain` items at a time from it; a
+// worker whose range is done takes grains from the others'. So two loops
+// over the same items with the same thread count give each worker mostly
+// the same items (the data a first loop read is in that core's cache for the
+// second), while a core that runs slower is still helped at the end. Every
+// worker goes through every range, so a worker that never runs leaves its
+// range to the others.
+class Split {
+ public:
+  Split(size_t n, unsigned threads, size_t grain) : grain_(std::max<size_t>(grain, 1)) {
+    const size_t grains = (n + grain_ - 1) / grain_;
+    const unsigned workers = static_cast<unsigned>(std::clamp<size_t>(threads, 1, std::max<size_t>(grains, 1)));
+    ranges_ = std::vector<Range>(workers);
+    for (unsigned w = 0; w < workers; ++w) {
+      ranges_[w].next.store(grains * w / workers * grain_, std::memory_order_relaxed);
+      ranges_[w].end = std::min(n, grains * (w + 1) / workers * grain_);
+    }
+  }
+  // Threads worth running: no more than there are grains.
+  unsigned workers() const { return static_cast<unsigned>(ranges_.size()); }
+  // f(i, worker) for the items this worker gets.
+  template <typename F>
+  void work(unsigned worker, F& f) {
+    const size_t count = ranges_.size();
+    for (size_t k = 0; k < count; ++k) {  // its own range first, then the others'
+      Range& r = ranges_[(worker + k) % count];
+      for (size_t i; (i = r.next.fetch_add(grain_, std::memory_order_relaxed)) < r.end;)
+        for (const size_t end = std::min(r.end, i + grain_); i < end; ++i) f(i, worker);
+    }
+  }
+
+ private:
+  struct alignas(64) Range {  // one cache line each: the cursors are written by different threads
+    std::atomic<size_t> next{0};
+    size_t end = 0;
+  };
+  std::vector<Range> ranges_;
+  size_t grain_;
+};
+
 // f(i, worker) for every i in [0, n) on up to `threads` threads: the
 // caller's (worker 0) and helpers it starts (workers 1, 2, ...), no more
-// than there are grains. Worker w starts on the w-th of equal contiguous
-// ranges and takes `grain` items at a time from it; a worker whose range is
-// done takes grains from the others'. So two loops over the same items with
-// the same thread count give each worker mostly the same items (the data a
-// first loop read is in that core's cache for the second), while a core that
-// runs slower is still helped at the end. A helper that cannot be started
-// leaves its range to the others. f must not throw (a helper's exception
-// would end the process).
+// than there are grains, the items split as Split says. A helper that cannot
+// be started leaves its range to the others. f must not throw (a helper's
+// exception would end the process).
 template <typename F>
 void parallel_for(size_t n, unsigned threads, size_t grain, F f) {
-  grain = std::max<size_t>(grain, 1);
-  const size_t grains = (n + grain - 1) / grain;
-  const unsigned workers = static_cast<unsigned>(std::clamp<size_t>(threads, 1, std::max<size_t>(grains, 1)));
-  struct alignas(64) Range {  // one cache line each: the cursors are written by different threads
-    std::atomic<size_t> next;
-    size_t end;
-  };
-  std::vector<Range> ranges(workers);
-  for (unsigned w = 0; w < workers; ++w) {
-    ranges[w].next.store(grains * w / workers * grain, std::memory_order_relaxed);
-    ranges[w].end = std::min(n, grains * (w + 1) / workers * grain);
-  }
-  auto work = [&](unsigned worker) {
-    for (unsigned k = 0; k < workers; ++k) {  // its own range first, then the others'
-      Range& r = ranges[(worker + k) % workers];
-      for (size_t i; (i = r.next.fetch_add(grain, std::memory_order_relaxed)) < r.end;)
-        for (const size_t end = std::min(r.end, i + grain); i < end; ++i) f(i, worker);
-    }
-  };
+  Split split(n, threads, grain);
+  auto work = [&](unsigned worker) { split.work(worker, f); };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < workers; ++t) {
+  for (unsigned t = 1; t < split.workers(); ++t) {
     try {
       pool.emplace_back(work, t);
     } catch (...) {
@@ -68,5 +92,86 @@ void parallel_for(size_t n, unsigned threads, size_t grain, F f) {
   work(0);
   for (std::thread& th : pool) th.join();
 }
+
+// Helper threads kept for many loops, for a program that runs loop after
+// loop (the bulk tool: three a chunk): each loop wakes them rather than
+// starting threads. On the project's VM, reading small files in 30 ms
+// loops, threads started for each loop reached 94% of twice one thread's
+// rate and threads kept 98% (bench/RESULTS.md). `start(w)` runs first on
+// helper w (1, 2, ...). Not for library code: its threads live as long as
+// the object, and one loop runs at a time (parallel_for is called from one
+// thread). f must not throw.
+class WorkerPool {
+ public:
+  explicit WorkerPool(unsigned threads, std::function<void(unsigned)> start = {}) {
+    for (unsigned w = 1; w < std::max(threads, 1u); ++w) {
+      try {
+        helpers_.emplace_back([this, w, start] { serve(w, start); });
+      } catch (...) {  // fewer helpers: the loops split over those there are
+        break;
+      }
+    }
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : helpers_) t.join();
+  }
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // The threads a loop runs on: the caller's and the helpers.
+  unsigned size() const { return static_cast<unsigned>(helpers_.size()) + 1; }
+
+  // As mldsa::parallel_for, on the caller's thread and the helpers.
+  template <typename F>
+  void parallel_for(size_t n, size_t grain, F f) {
+    Split split(n, size(), grain);
+    auto job = [&](unsigned worker) {
+      if (worker < split.workers()) split.work(worker, f);
+    };
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      job_ = job;
+      busy_ = helpers_.size();
+      ++round_;
+    }
+    wake_.notify_all();
+    job(0);
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [&] { return busy_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable wake_, done_;
+  std::function<void(unsigned)> job_;
+  size_t busy_ = 0;       // helpers still in the current loop
+  uint64_t round_ = 0;    // loops begun
+  bool stop_ = false;
+  std::vector<std::thread> helpers_;
+
+  void serve(unsigned w, const std::function<void(unsigned)>& start) {
+    if (start) start(w);
+    uint64_t seen = 0;
+    for (;;) {
+      std::function<void(unsigned)> job;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        wake_.wait(lock, [&] { return stop_ || round_ != seen; });
+        if (stop_) return;
+        seen = round_;
+        job = job_;
+      }
+      job(w);
+      std::lock_guard<std::mutex> lock(m_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+};
 
 }  // namespace mldsa

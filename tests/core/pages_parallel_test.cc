@@ -73,4 +73,30 @@ TEST(ParallelFor, EachIndexOnceOnEveryThreadCount) {
   }
 }
 
+TEST(WorkerPool, ManyLoopsEachIndexOnceAndStartOncePerHelper) {
+  for (unsigned threads : {1u, 2u, 4u}) {
+    std::atomic<int> starts{0};
+    std::vector<std::atomic<int>> started(threads);
+    {
+      mldsa::WorkerPool pool(threads, [&](unsigned w) {
+        starts.fetch_add(1);
+        started[w].fetch_add(1);
+      });
+      EXPECT_EQ(pool.size(), threads);
+      for (int loop = 0; loop < 200; ++loop) {
+        const size_t n = static_cast<size_t>(loop % 9) * 37;  // 0 too: a loop with nothing to do
+        std::vector<std::atomic<int>> seen(n);
+        pool.parallel_for(n, 4, [&](size_t i, unsigned w) {
+          ASSERT_LT(w, pool.size());
+          seen[i].fetch_add(1);
+        });
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "loop " << loop << " i " << i;
+      }
+    }  // joined here: every helper ran its start once, worker 0 (the caller) none
+    EXPECT_EQ(starts.load(), static_cast<int>(threads) - 1);
+    EXPECT_EQ(started[0].load(), 0);
+    for (unsigned w = 1; w < threads; ++w) EXPECT_EQ(started[w].load(), 1) << w;
+  }
+}
+
 }  // namespace

@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,14 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#if defined(__SANITIZE_THREAD__)
+#define TOOL_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TOOL_UNDER_TSAN 1
+#endif
+#endif
 
 namespace {
 
@@ -586,21 +595,35 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
                t.done + t.skipped, t.total, cmd.c_str());
 }
 
-// f(j, w) for j in [0, n) on every core the tool may use, w the worker (<
-// workers()): reading and writing a chunk's files on one thread would cap
-// verification (microseconds an item) at what one core's file system calls
-// allow.
-// Counted once: per-worker state (ReadArena) is sized by it, so every loop
-// must use the same count even if the affinity mask changes during a run.
-size_t workers() {
-  static const size_t count = mldsa::usable_cpus();
-  return count;
-}
+// The threads that read and write a command's files: every core the tool
+// may use (on one thread, file system calls would cap verification, a few
+// microseconds an item, at one core's rate), kept for the whole command
+// (mldsa::WorkerPool: three loops a chunk). Each helper first takes its own
+// copy of the descriptor table (unshare(CLONE_FILES)), so the folders the
+// loops open files in are opened before the workers are made. Threads
+// opening and closing thousands of files in one shared table contend for its
+// lock, and every read on a shared table counts references on the file: on
+// the project's VM two threads reading small files got 91-92% of twice one
+// thread's rate sharing the table and 96-98% with a copy each, as two
+// processes do (bench/RESULTS.md). Where unshare is refused (a seccomp
+// filter) they share it. Not under ThreadSanitizer, which keeps one table per
+// process and takes one number opened by two threads for a race.
+class FileWorkers : public mldsa::WorkerPool {
+ public:
+  FileWorkers() : WorkerPool(mldsa::usable_cpus(), own_descriptor_table) {}
+  // f(j, w) for j in [0, n), w the worker (< size()).
+  template <typename F>
+  void each(size_t n, F f) {
+    parallel_for(n, 4, f);
+  }
 
-template <typename F>
-void for_each_parallel(size_t n, F f) {
-  mldsa::parallel_for(n, static_cast<unsigned>(workers()), 4, f);
-}
+ private:
+  static void own_descriptor_table(unsigned) {
+#if !defined(TOOL_UNDER_TSAN)
+    (void)unshare(CLONE_FILES);
+#endif
+  }
+};
 
 // ---- the commands ----
 
@@ -619,6 +642,7 @@ int keygen(const Options& o, mldsa_accel_batch* ctx, Tally& t) {
     std::fprintf(stderr, "mldsa-accel: cannot open the folder %s: %s\n", o.out.c_str(), std::strerror(errno));
     return kExitUsage;
   }
+  FileWorkers workers;
   t.total = o.count;
   std::vector<size_t> todo;
   for (size_t i = 0; i < o.count; ++i) {
@@ -637,7 +661,7 @@ int keygen(const Options& o, mldsa_accel_batch* ctx, Tally& t) {
     if (mldsa_accel_keygen(ctx, o.alg.c_str(), items.data(), n) < 0) return kExitUsage;
     add_latency(t, start, n);
     std::vector<const char*> whys(n, nullptr);
-    for_each_parallel(n, [&](size_t j, size_t) {
+    workers.each(n, [&](size_t j, unsigned) {
       // The seed is written last: a key whose seed file is whole is whole.
       const std::string base = "key-" + std::to_string(todo[first + j]);
       whys[j] = items[j].status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(items[j].status)
@@ -684,7 +708,8 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
   // Reused by every chunk, and filled by the reading threads rather than in
   // a loop here (on a VM the first touch of a fresh page costs microseconds):
   // the files' bytes, the items and (sign) the signatures.
-  std::vector<ReadArena> arenas(workers());
+  FileWorkers workers;
+  std::vector<ReadArena> arenas(workers.size());
   const size_t most = std::min(o.chunk, todo.size());
   const mldsa::PageBuffer made(sign ? most * sig_bytes : 0);
   const auto sign_items = std::make_unique_for_overwrite<mldsa_accel_sign_item[]>(sign ? most : 0);
@@ -693,7 +718,7 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
     const size_t n = std::min(o.chunk, todo.size() - first);
     std::vector<char> read_ok(n, 1);
     for (ReadArena& a : arenas) a.clear();
-    for_each_parallel(n, [&](size_t j, size_t w) {
+    workers.each(n, [&](size_t j, unsigned w) {
       const char* f = inputs[todo[first + j]];
       std::span<const uint8_t> msg, sig;
       read_ok[j] = arenas[w].read(inputs.folder(), inputs.name(todo[first + j]), msg) &&
@@ -709,7 +734,7 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
     else mldsa_accel_verify(ctx, verify_items.get(), n);
     add_latency(t, start, n);
     std::vector<const char*> whys(n, nullptr);
-    for_each_parallel(n, [&](size_t j, size_t) {
+    workers.each(n, [&](size_t j, unsigned) {
       const char* f = inputs[todo[first + j]];
       const int status = sign ? sign_items[j].status : verify_items[j].status;
       whys[j] = !read_ok[j] ? (sign ? "cannot read the file" : "cannot read the file or its signature")
