@@ -273,24 +273,26 @@ mldsa_accel_key* load_key(const std::string& path, bool is_private, std::string 
   return key;
 }
 
-// The input paths in one buffer, each ended by a NUL: one allocation for
+// The inputs' names in one buffer, each ended by a NUL: one allocation for
 // all of them, not one each (on the project's VM the pages of 10000 small
 // allocations were most of the listing's time, which no other core shares).
-// A directory's files are opened relative to it: name(i) in folder().
+// A directory's files are kept as names in it and opened relative to it; a
+// manifest's as its lines.
 class PathList {
  public:
-  Fd dir;               // the listed directory (none: a manifest's paths)
-  size_t name_from = 0; // where the name relative to dir starts in each path
+  Fd dir;              // the listed directory (none: a manifest's paths)
+  std::string prefix;  // "DIR/" before a directory's names in messages
   int folder() const { return dir.get() >= 0 ? dir.get() : AT_FDCWD; }
-  const char* name(size_t i) const { return (*this)[i] + name_from; }
-
-  void add(std::string_view path) {
+  // What to open relative to folder().
+  const char* name(size_t i) const { return text_.data() + at_[i]; }
+  // The path as the user would write it.
+  std::string path(size_t i) const { return prefix + name(i); }
+  size_t size() const { return at_.size(); }
+  void add(std::string_view name) {
     at_.push_back(text_.size());
-    text_.append(path);
+    text_.append(name);
     text_.push_back('\0');
   }
-  size_t size() const { return at_.size(); }
-  const char* operator[](size_t i) const { return text_.data() + at_[i]; }
   void sort() {
     std::sort(at_.begin(), at_.end(),
               [&](size_t a, size_t b) { return std::strcmp(text_.data() + a, text_.data() + b) < 0; });
@@ -307,21 +309,18 @@ bool list_inputs(const std::string& in, PathList& files) {
   if (stat(in.c_str(), &st) != 0) return false;
   if (S_ISDIR(st.st_mode)) {
     files.dir = open_folder(in);
+    files.prefix = in + "/";
     const int listed = files.dir.get() >= 0 ? dup(files.dir.get()) : -1;  // the folder opened, listed
     DIR* d = listed >= 0 ? fdopendir(listed) : nullptr;
     if (d == nullptr) {
       if (listed >= 0) close(listed);
       return false;
     }
-    std::string path = in + "/";
-    const size_t dir_len = path.size();
-    files.name_from = dir_len;
     while (const dirent* e = readdir(d)) {
-      if (e->d_type != DT_REG && e->d_type != DT_LNK && e->d_type != DT_UNKNOWN) continue;
-      path.resize(dir_len);
-      path += e->d_name;
       struct stat fs{};  // a link to a regular file counts; d_type says "regular" without a stat
-      if (e->d_type == DT_REG || (stat(path.c_str(), &fs) == 0 && S_ISREG(fs.st_mode))) files.add(path);
+      if (e->d_type == DT_REG || ((e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) &&
+                                  fstatat(files.dir.get(), e->d_name, &fs, 0) == 0 && S_ISREG(fs.st_mode)))
+        files.add(e->d_name);
     }
     closedir(d);
     files.sort();
@@ -702,7 +701,7 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
   t.total = inputs.size();
   std::vector<size_t> todo;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (sign && o.resume && have_output(sig_dir.get(), sig_name(inputs[i]), sig_bytes)) ++t.skipped;
+    if (sign && o.resume && have_output(sig_dir.get(), sig_name(inputs.name(i)), sig_bytes)) ++t.skipped;
     else todo.push_back(i);
   }
   // Reused by every chunk, and filled by the reading threads rather than in
@@ -719,9 +718,9 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
     std::vector<char> read_ok(n, 1);
     for (ReadArena& a : arenas) a.clear();
     workers.each(n, [&](size_t j, unsigned w) {
-      const char* f = inputs[todo[first + j]];
+      const char* f = inputs.name(todo[first + j]);
       std::span<const uint8_t> msg, sig;
-      read_ok[j] = arenas[w].read(inputs.folder(), inputs.name(todo[first + j]), msg) &&
+      read_ok[j] = arenas[w].read(inputs.folder(), f, msg) &&
                    (sign || arenas[w].read(sig_dir.get(), sig_name(f).c_str(), sig));
       // An item whose file could not be read goes without its key: the call
       // answers it at once instead of computing it.
@@ -735,7 +734,7 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
     add_latency(t, start, n);
     std::vector<const char*> whys(n, nullptr);
     workers.each(n, [&](size_t j, unsigned) {
-      const char* f = inputs[todo[first + j]];
+      const char* f = inputs.name(todo[first + j]);
       const int status = sign ? sign_items[j].status : verify_items[j].status;
       whys[j] = !read_ok[j] ? (sign ? "cannot read the file" : "cannot read the file or its signature")
                 : status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(status)
@@ -744,10 +743,9 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
                     : nullptr;
     });
     for (size_t j = 0; j < n; ++j) {  // in input order
-      const char* f = inputs[todo[first + j]];
       const char* why = whys[j];
       if (why != nullptr) {
-        std::printf("%s: %s\n", f, why);
+        std::printf("%s: %s\n", inputs.path(todo[first + j]).c_str(), why);
         ++t.failed;
       }
     }
