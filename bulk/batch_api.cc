@@ -59,6 +59,10 @@ struct mldsa_accel_batch {
   // Keys made on the CPU (key generation does not go through the router,
   // whose counters hold the signs and verifies): for items_cpu.
   std::atomic<uint64_t> keygen_cpu{0};
+  // Threads kept for the calls' parallel passes (for_items), made by the
+  // first call with work for more than one; pool_use: the call using them.
+  std::mutex pool_use;
+  std::unique_ptr<mldsa::WorkerPool> pool;
   ~mldsa_accel_batch();
 };
 
@@ -282,6 +286,32 @@ bool device_usable(mldsa_accel_batch& ctx, mldsa::route::BatchOp op) {
 // Items a thread takes at a time in a call's parallel pass.
 constexpr size_t kGrain = 16;
 
+// f(i, worker) for i in [0, n) on the context's threads: threads kept for
+// its calls (WorkerPool) rather than started for each, which cost calls of
+// 4096 verifies 6% of their rate on 2 cores of the project's VM
+// (bench/RESULTS.md). One call uses them at a time; a call made while
+// another has them, or in the child of a fork (where they do not exist),
+// starts threads of its own, as before.
+template <typename F>
+void for_items(mldsa_accel_batch& ctx, size_t n, size_t grain, F f) {
+  if (ctx.threads > 1 && n > grain && getpid() == ctx.owner) {
+    std::unique_lock<std::mutex> use(ctx.pool_use, std::try_to_lock);
+    if (use.owns_lock()) {
+      if (ctx.pool == nullptr) {
+        try {
+          ctx.pool = std::make_unique<mldsa::WorkerPool>(ctx.threads);
+        } catch (...) {  // no pool: threads of its own, below
+        }
+      }
+      if (ctx.pool != nullptr) {
+        ctx.pool->parallel_for(n, grain, f);
+        return;
+      }
+    }
+  }
+  mldsa::parallel_for(n, ctx.threads, grain, f);
+}
+
 // A sign or verify call: prepare(item, slot, i) checks item i and makes its
 // request in its slot, or sets its status and returns false. With a device
 // to hand items to, run_many computes the prepared ones; without, each is
@@ -295,7 +325,7 @@ long run_items(mldsa_accel_batch* ctx, mldsa::route::BatchOp op, Item* items, si
     Slots slots(*ctx, n);
     const bool device = device_usable(*ctx, op);
     std::atomic<size_t> rejected{0};
-    mldsa::parallel_for(n, ctx->threads, kGrain, [&](size_t i, unsigned) noexcept {
+    for_items(*ctx, n, kGrain, [&](size_t i, unsigned) noexcept {
       Slot& w = slots.make(i);
       if (!prepare(items[i], w, i)) {
         rejected.fetch_add(1, std::memory_order_relaxed);
@@ -383,7 +413,7 @@ long do_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n,
 long do_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n, int* reasons) {
   const mldsa::Params* p = alg != nullptr ? mldsa::params_by_name(alg) : nullptr;
   if (ctx == nullptr || p == nullptr || (items == nullptr && n != 0)) return MLDSA_ACCEL_ERR_ARGUMENT;
-  mldsa::parallel_for(n, ctx->threads, 1, [&](size_t i, unsigned) noexcept {
+  for_items(*ctx, n, 1, [&](size_t i, unsigned) noexcept {
     mldsa_accel_keygen_item& it = items[i];
     if (it.pk == nullptr || it.sk == nullptr || it.pk_size < p->pk_bytes || it.sk_size < p->sk_bytes) {
       set_result(it.status, reasons, i, MLDSA_ACCEL_ERR_ARGUMENT,
@@ -463,11 +493,12 @@ void complete(mldsa_accel_callback callback, void* user, int op, void* items, si
 extern "C" {
 
 mldsa_accel_batch::~mldsa_accel_batch() {
-  if (submitter == nullptr) return;
-  if (getpid() != owner) {
-    (void)submitter.release();  // the parent's thread: not in this process, never joined
+  if (getpid() != owner) {  // the parent's threads: not in this process, never joined
+    (void)pool.release();
+    (void)submitter.release();
     return;
   }
+  if (submitter == nullptr) return;
   {
     std::lock_guard<std::mutex> lock(m);
     stopping = true;

@@ -1,8 +1,8 @@
 // parallel.h - work spread over the CPU threads this process may use: the
 // one count of them (usable_cpus), the one way to split a loop's items
 // (Split) and the loop itself, on threads started for it (parallel_for:
-// the bulk API, the checks of device results, the GPU tests) or on threads
-// kept for many loops (WorkerPool: the bulk tool).
+// the checks of device results, the GPU tests) or on threads kept for many
+// loops (WorkerPool: the bulk tool, a bulk API context's calls).
 #pragma once
 
 #include <algorithm>
@@ -93,14 +93,15 @@ void parallel_for(size_t n, unsigned threads, size_t grain, F f) {
   for (std::thread& th : pool) th.join();
 }
 
-// Helper threads kept for many loops, for a program that runs loop after
-// loop (the bulk tool: three a chunk): each loop wakes them rather than
-// starting threads. On the project's VM, reading small files in 30 ms
-// loops, threads started for each loop reached 94% of twice one thread's
-// rate and threads kept 98% (bench/RESULTS.md). `start(w)` runs first on
-// helper w (1, 2, ...). Not for library code: its threads live as long as
-// the object, and one loop runs at a time (parallel_for is called from one
-// thread). f must not throw.
+// Helper threads kept for many loops, for code that runs loop after loop
+// (the bulk tool: three a chunk; a bulk API context: one a call): each loop
+// wakes them rather than starting threads. On the project's VM, reading
+// small files in 30 ms loops, threads started for each loop reached 94% of
+// twice one thread's rate and threads kept 98% (bench/RESULTS.md).
+// `start(w)` runs first on helper w (1, 2, ...). One loop at a time (its
+// owner keeps others out), never in the child of a fork (the helpers are
+// not there: the owner must not use or destroy it; it may leak it), and f
+// must not throw.
 class WorkerPool {
  public:
   explicit WorkerPool(unsigned threads, std::function<void(unsigned)> start = {}) {
