@@ -1,23 +1,28 @@
 #!/usr/bin/env python3
 """bulk_scaling.py - the bulk tool's CPU scaling: sign and verify items/s of
 one ML-DSA key over N small files, for ML-DSA-44/65/87, three ways, R rounds
-(medians; the three alternate, so a change of load touches all alike):
+(the three alternate within a round, so a change of load touches all alike):
 
-  1 core   the tool confined to core 0 (taskset -c 0)
+  1 core   the tool confined to one core (taskset -c C), on each core in
+           turn: "cores x one core's rate" is the sum of these (on a shared
+           VM the cores' speeds differ and change, so core 0 alone would
+           make the bar depend on which core is slow at the time)
   all      the tool on every core
   copies   one copy of the tool per core at the same time, each confined to
            its core: their summed rate is what the cores do when nothing is
            shared between them, measured at the same moment as the others
 
-and prints a Markdown table (bench/RESULTS.md) with two ratios: all / (cores
-x 1 core), the issue's measure, and all / copies, which does not count
-against the tool a core that is slower than core 0 while the run lasts (on a
-shared VM the cores' speeds differ and change). Beside the whole run's rate
-(files read and written included), the rate inside the C API's calls (the
-computation: the tool's call_seconds) and the CPU time per item (user +
-system). The tool runs as a user would run it: chunks of 4096 items.
+and prints a Markdown table (bench/RESULTS.md) with two ratios, each the
+median over rounds of that round's ratio: all / (sum of 1 core), the
+issue's measure, and all / copies. "1 core" shows the mean of the cores'
+rates. Beside the whole run's rate (files read and written included), the
+rate inside the C API's calls (the computation: the tool's call_seconds)
+and the CPU time per item (user + system). The tool runs as a user would
+run it: chunks of 4096 items.
 
-usage: bulk_scaling.py TOOL [N=2000] [R=3] [DIR]   (MLDSA_ACCEL_GPU=off is set)
+usage: bulk_scaling.py TOOL[,TOOL...] [N=2000] [R=3] [DIR]   (MLDSA_ACCEL_GPU=off)
+Several tools (two builds, before and after a change): a row each, the
+tools alternating within every round, on the same files and keys.
 DIR: where the files go (default: the temporary folder, $TMPDIR or /tmp); a
 tmpfs (/dev/shm) takes the disk and its journal out of the figures.
 Signatures go to a new, empty folder in every run, made (and the file system
@@ -40,7 +45,7 @@ def start(cmd, env, core=None):
     return subprocess.Popen(pin + cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
 def main():
-    tool = sys.argv[1]
+    tools = sys.argv[1].split(",")
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     where = sys.argv[4] if len(sys.argv) > 4 else None
@@ -51,14 +56,15 @@ def main():
     with tempfile.TemporaryDirectory(dir=where) as d:
         fs = subprocess.run(["df", "--output=fstype", d], capture_output=True, text=True).stdout.split()[-1]
         print(f"CPU: {model}, {cores} CPUs; files in {d} ({fs}); load average before: {os.getloadavg()}")
-        table(tool, n, runs, cores, env, d)
+        table(tools, n, runs, cores, env, d)
     print(f"load average after: {os.getloadavg()}")
 
-def table(tool, n, runs, cores, env, d):
-    print(f"| algorithm | op | run items/s: 1 core | {cores} cores | copies | {cores} cores / ({cores} x 1) | {cores} cores / copies "
-          f"| call items/s: 1 core | {cores} cores | copies | {cores} cores / ({cores} x 1) | {cores} cores / copies "
-          f"| CPU us/item: 1 core | {cores} cores |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+def table(tools, n, runs, cores, env, d):
+    several = len(tools) > 1
+    print(f"| {'tool | ' if several else ''}algorithm | op | run items/s: 1 core | {cores} cores | copies | {cores} cores / (sum of 1 core) "
+          f"| {cores} cores / copies | call items/s: 1 core | {cores} cores | copies | {cores} cores / (sum of 1 core) "
+          f"| {cores} cores / copies | CPU us/item: 1 core (core 0) | {cores} cores |")
+    print(f"|{'---|' if several else ''}---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     docs = os.path.join(d, "docs"); os.mkdir(docs)
     for i in range(n):
         with open(os.path.join(docs, f"doc{i:05d}"), "w") as f:
@@ -67,9 +73,9 @@ def table(tool, n, runs, cores, env, d):
     for alg in ("ML-DSA-44", "ML-DSA-65", "ML-DSA-87"):
         keys = os.path.join(d, alg)
         os.mkdir(keys)
-        subprocess.run([tool, "keygen", "--alg", alg, "--count", "1", "--out", keys], env=env, check=True,
+        subprocess.run([tools[0], "keygen", "--alg", alg, "--count", "1", "--out", keys], env=env, check=True,
                        capture_output=True)
-        def cmd(op, out):
+        def cmd(op, out, tool=tools[0]):
             if op == "sign":
                 return [tool, "sign", "--key", os.path.join(keys, "key-0.seed"), "--alg", alg, "--in", docs,
                         "--out", out, "--json"]
@@ -85,25 +91,37 @@ def table(tool, n, runs, cores, env, d):
         sigs = fresh(alg + "-sigs")  # what verify reads
         subprocess.run(cmd("sign", sigs), env=env, check=True, capture_output=True)
         for op in ("sign", "verify"):
-            one, alls, copies = [], [], []
+            # per tool: (each core alone, all, copies), each (run items/s, call items/s, CPU us/item)
+            by_tool = {t: [] for t in tools}
             for _ in range(runs):
-                out = fresh("out")
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                one.append(finish(start(cmd(op, out), env, 0), before))
-                out = fresh("out")
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                alls.append(finish(start(cmd(op, out), env), before))
-                outs = [fresh(f"out{c}") for c in range(cores)]
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                ps = [start(cmd(op, outs[c]), env, c) for c in range(cores)]
-                each = [finish(p, before) for p in ps]
-                copies.append((sum(e[0] for e in each), sum(e[1] for e in each)))
-            med = lambda rs, k: statistics.median(r[k] for r in rs)
-            r1, ra, rc = med(one, 0), med(alls, 0), med(copies, 0)
-            k1, ka, kc = med(one, 1), med(alls, 1), med(copies, 1)
-            print(f"| {alg} | {op} | {r1:.0f} | {ra:.0f} | {rc:.0f} | {100 * ra / (cores * r1):.0f}% | {100 * ra / rc:.0f}% "
-                  f"| {k1:.0f} | {ka:.0f} | {kc:.0f} | {100 * ka / (cores * k1):.0f}% | {100 * ka / kc:.0f}% "
-                  f"| {med(one, 2):.0f} | {med(alls, 2):.0f} |", flush=True)
+                for tool in tools:
+                    one = []
+                    for c in range(cores):
+                        out = fresh("out")
+                        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                        one.append(finish(start(cmd(op, out, tool), env, c), before))
+                    out = fresh("out")
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    alls = finish(start(cmd(op, out, tool), env), before)
+                    outs = [fresh(f"out{c}") for c in range(cores)]
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    ps = [start(cmd(op, outs[c], tool), env, c) for c in range(cores)]
+                    each = [finish(p, before) for p in ps]
+                    copies = (sum(e[0] for e in each), sum(e[1] for e in each))
+                    by_tool[tool].append((one, alls, copies))
+            for tool, rounds in by_tool.items():
+                row(tool if several else None, alg, op, rounds, cores)
+
+def row(tool, alg, op, rounds, cores):
+    med = statistics.median
+    def cols(k):
+        one = med(sum(r[0][c][k] for c in range(cores)) / cores for r in rounds)
+        return (f"{one:.0f} | {med(r[1][k] for r in rounds):.0f} | {med(r[2][k] for r in rounds):.0f} "
+                f"| {100 * med(r[1][k] / sum(x[k] for x in r[0]) for r in rounds):.0f}% "
+                f"| {100 * med(r[1][k] / r[2][k] for r in rounds):.0f}%")
+    cpu1 = med(r[0][0][2] for r in rounds)
+    print(f"| {tool + ' | ' if tool else ''}{alg} | {op} | {cols(0)} | {cols(1)} | {cpu1:.0f} "
+          f"| {med(r[1][2] for r in rounds):.0f} |", flush=True)
 
 if __name__ == "__main__":
     main()
