@@ -20,11 +20,13 @@ rate inside the C API's calls (the computation: the tool's call_seconds)
 and the CPU time per item (user + system). The tool runs as a user would
 run it: chunks of 4096 items.
 
-usage: bulk_scaling.py TOOL[,TOOL...] [N=2000] [R=3] [DIR]   (MLDSA_ACCEL_GPU=off)
+usage: bulk_scaling.py TOOL[,TOOL...] [N=2000] [R=3] [DIR] [BYTES]   (MLDSA_ACCEL_GPU=off)
 Several tools (two builds, before and after a change): a row each, the
 tools alternating within every round, on the same files and keys.
 DIR: where the files go (default: the temporary folder, $TMPDIR or /tmp); a
 tmpfs (/dev/shm) takes the disk and its journal out of the figures.
+BYTES: each file's size (default: about 100, the case where reading and
+writing files weighs most against the computation).
 Signatures go to a new, empty folder in every run, made (and the file system
 synced) before the run is timed; the folders are deleted at the end only.
 """
@@ -49,17 +51,18 @@ def main():
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     where = sys.argv[4] if len(sys.argv) > 4 else None
+    size = int(sys.argv[5]) if len(sys.argv) > 5 else None
     cores = os.cpu_count()
     env = dict(os.environ, MLDSA_ACCEL_GPU="off")
     model = next((l.split(":", 1)[1].strip() for l in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
                   if l.startswith("Model name")), "?")
     with tempfile.TemporaryDirectory(dir=where) as d:
         fs = subprocess.run(["df", "--output=fstype", d], capture_output=True, text=True).stdout.split()[-1]
-        print(f"CPU: {model}, {cores} CPUs; files in {d} ({fs}); load average before: {os.getloadavg()}")
-        table(tools, n, runs, cores, env, d)
+        print(f"CPU: {model}, {cores} CPUs; {n} files of {size or '~100'} bytes in {d} ({fs}); load average before: {os.getloadavg()}")
+        table(tools, n, runs, cores, env, d, size)
     print(f"load average after: {os.getloadavg()}")
 
-def table(tools, n, runs, cores, env, d):
+def table(tools, n, runs, cores, env, d, size):
     several = len(tools) > 1
     print(f"| {'tool | ' if several else ''}algorithm | op | run items/s: 1 core | {cores} cores | copies | {cores} cores / (sum of 1 core) "
           f"| {cores} cores / copies | call items/s: 1 core | {cores} cores | copies | {cores} cores / (sum of 1 core) "
@@ -68,7 +71,8 @@ def table(tools, n, runs, cores, env, d):
     docs = os.path.join(d, "docs"); os.mkdir(docs)
     for i in range(n):
         with open(os.path.join(docs, f"doc{i:05d}"), "w") as f:
-            f.write(f"document {i}\n" * 8)
+            text = f"document {i}\n"
+            f.write(text * 8 if size is None else (text * (size // len(text) + 1))[:size])
     made = iter(range(1 << 30))
     for alg in ("ML-DSA-44", "ML-DSA-65", "ML-DSA-87"):
         keys = os.path.join(d, alg)
