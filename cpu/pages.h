@@ -5,9 +5,9 @@
 // and cleared, 16 MiB took 4 ms instead of 45 (bench/RESULTS.md). A buffer
 // of 1 MiB or more is rounded up to whole 2 MiB pages and asks for
 // transparent huge pages (MADV_HUGEPAGE, where the system's setting is
-// "madvise"): one fault a 2 MiB page, 16 MiB made present in about 1 ms
-// where 4 KiB pages took 26, and the cost no longer grows with the threads
-// that fault at once. Where huge pages are off, it is 4 KiB pages as before.
+// "madvise"): one fault a 2 MiB page, 16 MiB made present in 1.4 ms where
+// 4 KiB pages populated at once took 27 (bench_file_threads). Where huge
+// pages are off, it is 4 KiB pages as before.
 #pragma once
 
 #include <sys/mman.h>

@@ -602,10 +602,10 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
 // loops open files in are opened before the workers are made. Threads
 // opening and closing thousands of files in one shared table contend for its
 // lock, and every read on a shared table counts references on the file: on
-// the project's VM two threads reading small files got 91-92% of twice one
-// thread's rate sharing the table and 96-98% with a copy each, as two
-// processes do (bench/RESULTS.md). Where unshare is refused (a seccomp
-// filter) they share it. Not under ThreadSanitizer, which keeps one table per
+// the project's VM two threads reading small files got 89% of twice one
+// thread's rate sharing the table and 98% with a copy each
+// (bench_file_threads, bench/RESULTS.md). Where unshare is refused (a
+// seccomp filter) they share it. Not under ThreadSanitizer, which keeps one table per
 // process and takes one number opened by two threads for a race.
 class FileWorkers : public mldsa::WorkerPool {
  public:
