@@ -1,8 +1,10 @@
 // parallel.h - work spread over the CPU threads this process may use: the
-// one count of them (usable_cpus), the one way to split a loop's items
-// (Split) and the loop itself, on threads started for it (parallel_for:
-// the checks of device results, the GPU tests) or on threads kept for many
-// loops (WorkerPool: the bulk tool, a bulk API context's calls).
+// CPUs of its mask and the one count of them (affinity_cpus, usable_cpus),
+// a thread confined to some of them (confine_thread), the one way to split
+// a loop's items (Split) and the loop itself, on threads started for it
+// (parallel_for: the checks of device results, the GPU tests) or on threads
+// kept for many loops (WorkerPool: the bulk tool, a bulk API context's
+// calls).
 #pragma once
 
 #include <algorithm>
@@ -20,15 +22,39 @@
 
 namespace mldsa {
 
-// The CPUs this process may run on: its affinity mask (taskset, a
-// container's cpuset), which is what thread pools size to; the machine's
-// count where there is no mask to read.
-inline unsigned usable_cpus() {
+// The CPUs the calling thread may run on, in order: its affinity mask
+// (taskset, a container's cpuset); empty where there is no mask to read.
+inline std::vector<int> affinity_cpus() {
+  std::vector<int> cpus;
 #if defined(__linux__)
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
 #endif
-  return std::max(1u, std::thread::hardware_concurrency());
+  return cpus;
+}
+
+// The calling thread confined to `cpus` (false where that is refused or
+// there are none, and the thread stays as it was).
+inline bool confine_thread(const std::vector<int>& cpus) {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (const int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  return CPU_COUNT(&set) > 0 && sched_setaffinity(0, sizeof set, &set) == 0;
+#else
+  (void)cpus;
+  return false;
+#endif
+}
+
+// How many CPUs this process may use: what thread pools size to (the
+// affinity mask; the machine's count where there is no mask to read).
+inline unsigned usable_cpus() {
+  const size_t mask = affinity_cpus().size();
+  return mask > 0 ? static_cast<unsigned>(mask) : std::max(1u, std::thread::hardware_concurrency());
 }
 
 // [0, n) in grains for `workers` threads: worker w starts on the w-th of

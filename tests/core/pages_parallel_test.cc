@@ -1,12 +1,17 @@
-// cpu/pages.h (PageBuffer) and cpu/parallel.h (parallel_for): the buffers
-// the bulk API and tool read into, and the loop that fills them.
+// cpu/pages.h (PageBuffer) and cpu/parallel.h (parallel_for, WorkerPool,
+// the affinity mask): the buffers the bulk API and tool read into, and the
+// loops and threads that fill them.
 #include "cpu/pages.h"
 #include "cpu/parallel.h"
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -97,6 +102,28 @@ TEST(WorkerPool, ManyLoopsEachIndexOnceAndStartOncePerHelper) {
     EXPECT_EQ(started[0].load(), 0);
     for (unsigned w = 1; w < threads; ++w) EXPECT_EQ(started[w].load(), 1) << w;
   }
+}
+
+TEST(Affinity, MaskListedAndThreadConfinedAndRestored) {
+  const std::vector<int> cpus = mldsa::affinity_cpus();
+  ASSERT_FALSE(cpus.empty());  // Linux: the mask is there to read
+  EXPECT_EQ(mldsa::usable_cpus(), cpus.size());
+  EXPECT_TRUE(std::is_sorted(cpus.begin(), cpus.end()));
+  // Run on a thread of its own, so the test runner's thread keeps its mask.
+  std::thread([&] {
+    for (const int c : {cpus.front(), cpus.back()}) {
+      ASSERT_TRUE(mldsa::confine_thread({c}));
+      EXPECT_EQ(mldsa::affinity_cpus(), std::vector<int>{c});
+      for (int i = 0; i < 100; ++i) ASSERT_EQ(sched_getcpu(), c);
+      ASSERT_TRUE(mldsa::confine_thread(cpus));  // back to the whole mask
+      EXPECT_EQ(mldsa::affinity_cpus(), cpus);
+    }
+    // Nothing to confine to: refused, the mask as it was.
+    EXPECT_FALSE(mldsa::confine_thread({}));
+    EXPECT_FALSE(mldsa::confine_thread({-1}));
+    EXPECT_EQ(mldsa::affinity_cpus(), cpus);
+  }).join();
+  EXPECT_EQ(mldsa::affinity_cpus(), cpus);
 }
 
 }  // namespace

@@ -594,34 +594,51 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
                t.done + t.skipped, t.total, cmd.c_str());
 }
 
-// The threads that read and write a command's files: every core the tool
+// The threads that read and write a command's files: one per CPU the tool
 // may use (on one thread, file system calls would cap verification, a few
 // microseconds an item, at one core's rate), kept for the whole command
-// (mldsa::WorkerPool: three loops a chunk). Each helper first takes its own
-// copy of the descriptor table (unshare(CLONE_FILES)), so the folders the
-// loops open files in are opened before the workers are made. Threads
-// opening and closing thousands of files in one shared table contend for its
-// lock, and every read on a shared table counts references on the file: on
-// the project's VM two threads reading small files got 89% of twice one
-// thread's rate sharing the table and 98% with a copy each
-// (bench_file_threads, bench/RESULTS.md). Where unshare is refused (a
-// seccomp filter) they share it. Not under ThreadSanitizer, which keeps one table per
-// process and takes one number opened by two threads for a race.
+// (mldsa::WorkerPool: three loops a chunk), each on a CPU of its own during
+// the loops. Threads that sleep between short loops of system calls look
+// light to a scheduler: on the project's VM both were run on one CPU for
+// whole loops (counted per item with sched_getcpu), and a CPU each made
+// whole runs over small files 2-3 points faster against the sum of each
+// core alone (bench/RESULTS.md). The caller's thread is confined to the
+// first CPU only while a loop runs: between loops the bulk API computes on
+// its own threads, which start with the caller's mask and go where the
+// scheduler puts them. A slow or busy CPU's items go to the others
+// (mldsa::Split).
+// Each helper also takes its own copy of the descriptor table
+// (unshare(CLONE_FILES)), so the folders the loops open files in are opened
+// before the workers are made. Threads opening and closing thousands of
+// files in one shared table contend for its lock, and every read on a shared
+// table counts references on the file: on the project's VM two threads
+// reading small files got 89% of twice one thread's rate sharing the table
+// and 98% with a copy each (bench_file_threads). Where unshare is refused (a
+// seccomp filter) they share it. Not under ThreadSanitizer, which keeps one
+// table per process and takes one number opened by two threads for a race.
 class FileWorkers : public mldsa::WorkerPool {
  public:
-  FileWorkers() : WorkerPool(mldsa::usable_cpus(), own_descriptor_table) {}
+  FileWorkers() : FileWorkers(mldsa::affinity_cpus()) {}
   // f(j, w) for j in [0, n), w the worker (< size()).
   template <typename F>
   void each(size_t n, F f) {
+    const bool confined = cpus_.size() > 1 && mldsa::confine_thread({cpus_[0]});
     parallel_for(n, 4, f);
+    if (confined) (void)mldsa::confine_thread(cpus_);
   }
 
  private:
-  static void own_descriptor_table(unsigned) {
+  std::vector<int> cpus_;  // the mask the tool started with
+
+  explicit FileWorkers(std::vector<int> cpus)
+      : WorkerPool(cpus.empty() ? mldsa::usable_cpus() : static_cast<unsigned>(cpus.size()),
+                   [cpus](unsigned w) {
+                     if (cpus.size() > 1) (void)mldsa::confine_thread({cpus[w % cpus.size()]});
 #if !defined(TOOL_UNDER_TSAN)
-    (void)unshare(CLONE_FILES);
+                     (void)unshare(CLONE_FILES);
 #endif
-  }
+                   }),
+        cpus_(std::move(cpus)) {}
 };
 
 // ---- the commands ----
