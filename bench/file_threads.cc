@@ -7,6 +7,11 @@
 //   processes; then in loops of 4096 items on threads started for each loop
 //   (mldsa::parallel_for) and on threads kept (mldsa::WorkerPool);
 //
+//   creating small files (signatures: open with O_CREAT, write 2420 bytes,
+//   close; each variant in a new folder, synced first) on one thread, and
+//   on every core as threads in one folder (a sign run's output) and threads
+//   in a folder each;
+//
 //   making 16 MiB present: 4 KiB pages populated in one call, and
 //   mldsa::PageBuffer (2 MiB pages where the system allows them).
 //
@@ -20,6 +25,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +117,52 @@ std::map<std::string, double> read_round(const Files& f, unsigned cores) {
   return us;
 }
 
+// Items [from, to) of a signing run's output: files of 2420 bytes made in
+// the folder dir.
+void create_items(int dir, size_t from, size_t to) {
+  static const std::string sig(2420, 's');
+  char name[32];
+  for (size_t i = from; i < to; ++i) {
+    std::snprintf(name, sizeof name, "s%06zu.sig", i);
+    const int fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, sig.data(), sig.size()) != static_cast<ssize_t>(sig.size())) {
+      std::perror(name);
+      std::exit(1);
+    }
+    close(fd);
+  }
+}
+
+// Microseconds per file of each way to create n files. The folders are new
+// (the kernel's work for a folder that had files deleted differs), synced
+// before each variant is timed, and deleted after the round.
+std::map<std::string, double> create_round(const std::filesystem::path& base, size_t n, unsigned cores) {
+  std::map<std::string, double> us;
+  std::vector<std::filesystem::path> made;
+  auto folder = [&] {
+    made.push_back(base / ("out" + std::to_string(made.size())));
+    std::filesystem::create_directories(made.back());
+    return open(made.back().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  };
+  auto time = [&](const std::string& name, unsigned threads, unsigned folders) {
+    std::vector<int> dirs;
+    for (unsigned k = 0; k < folders; ++k) dirs.push_back(folder());
+    sync();
+    const auto t0 = Clock::now();
+    mldsa::parallel_for(threads, threads, 1, [&](size_t part, unsigned worker) {
+      if (worker != 0) (void)unshare(CLONE_FILES);
+      create_items(dirs[part % folders], n * part / threads, n * (part + 1) / threads);
+    });
+    us[name] = std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(n);
+    for (const int d : dirs) close(d);
+  };
+  time("1 thread", 1, 1);
+  time("threads, one folder", cores, 1);
+  time("threads, a folder each", cores, cores);
+  for (const auto& p : made) std::filesystem::remove_all(p);
+  return us;
+}
+
 // Milliseconds to make 16 MiB present and zeroed, both ways.
 std::map<std::string, double> pages_round() {
   constexpr size_t kSize = size_t{16} << 20;
@@ -168,9 +220,10 @@ int main(int argc, char** argv) {
   }
   f.docs = open((dir / "docs").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   f.sigs = open((dir / "sigs").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  std::map<std::string, std::vector<double>> reads, pages;
+  std::map<std::string, std::vector<double>> reads, creates, pages;
   for (int r = 0; r < rounds; ++r) {
     for (auto& [k, v] : read_round(f, cores)) reads[k].push_back(v);
+    for (auto& [k, v] : create_round(dir, f.n, cores)) creates[k].push_back(v);
     for (auto& [k, v] : pages_round()) pages[k].push_back(v);
   }
   close(f.docs);
@@ -185,6 +238,13 @@ int main(int argc, char** argv) {
     const double us = median(reads[k]);
     if (k == reads.find("1 thread")->first) std::printf("| %s | %.2f | - |\n", k, us);
     else std::printf("| %s | %.2f | %.0f%% |\n", k, us, 100.0 * one / (cores * us));
+  }
+  std::printf("\n| creating (2420 bytes each) | us/file | rate / (%u x 1 thread) |\n|---|---:|---:|\n", cores);
+  const double one_create = median(creates["1 thread"]);
+  for (const char* k : {"1 thread", "threads, one folder", "threads, a folder each"}) {
+    const double us = median(creates[k]);
+    if (std::string(k) == "1 thread") std::printf("| %s | %.2f | - |\n", k, us);
+    else std::printf("| %s | %.2f | %.0f%% |\n", k, us, 100.0 * one_create / (cores * us));
   }
   std::printf("\n| memory | ms |\n|---|---:|\n");
   for (auto& [k, v] : pages) std::printf("| %s | %.2f |\n", k.c_str(), median(v));
