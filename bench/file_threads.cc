@@ -35,6 +35,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -230,21 +231,22 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
 
   std::printf("%u cores; %zu items of two files (100 and 2420 bytes); median of %d rounds\n\n", cores, f.n, rounds);
-  std::printf("| reading | us/item | rate / (%u x 1 thread) |\n|---|---:|---:|\n", cores);
-  const double one = median(reads["1 thread"]);
-  for (const char* k : {"1 thread", "threads, shared table", "threads, a table each", "processes",
-                        "loops of 4096, threads started each loop", "loops of 4096, threads kept (WorkerPool)"}) {
-    const double us = median(reads[k]);
-    if (k == reads.find("1 thread")->first) std::printf("| %s | %.2f | - |\n", k, us);
-    else std::printf("| %s | %.2f | %.0f%% |\n", k, us, 100.0 * one / (cores * us));
-  }
-  std::printf("\n| creating (2420 bytes each) | us/file | rate / (%u x 1 thread) |\n|---|---:|---:|\n", cores);
-  const double one_create = median(creates["1 thread"]);
-  for (const char* k : {"1 thread", "threads, one folder", "threads, a folder each"}) {
-    const double us = median(creates[k]);
-    if (std::string(k) == "1 thread") std::printf("| %s | %.2f | - |\n", k, us);
-    else std::printf("| %s | %.2f | %.0f%% |\n", k, us, 100.0 * one_create / (cores * us));
-  }
+  // A table of medians, each row's rate against the first's ("1 thread").
+  auto rate_table = [&](const char* title, const char* unit, std::map<std::string, std::vector<double>>& us,
+                        std::initializer_list<const char*> rows) {
+    std::printf("| %s | %s | rate / (%u x 1 thread) |\n|---|---:|---:|\n", title, unit, cores);
+    const double one = median(us[*rows.begin()]);
+    for (const char* k : rows) {
+      const double each = median(us[k]);
+      if (k == *rows.begin()) std::printf("| %s | %.2f | - |\n", k, each);
+      else std::printf("| %s | %.2f | %.0f%% |\n", k, each, 100.0 * one / (cores * each));
+    }
+  };
+  rate_table("reading", "us/item", reads,
+             {"1 thread", "threads, shared table", "threads, a table each", "processes",
+              "loops of 4096, threads started each loop", "loops of 4096, threads kept (WorkerPool)"});
+  std::printf("\n");
+  rate_table("creating (2420 bytes each)", "us/file", creates, {"1 thread", "threads, one folder", "threads, a folder each"});
   std::printf("\n| memory | ms |\n|---|---:|\n");
   for (auto& [k, v] : pages) std::printf("| %s | %.2f |\n", k.c_str(), median(v));
   return 0;

@@ -602,11 +602,11 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
 // light to a scheduler: on the project's VM both were run on one CPU for
 // whole loops (counted per item with sched_getcpu); with a CPU each, whole
 // verify runs over 10000 ~100-byte files went from 83-89% to 90-92% of the
-// sum of each core's rate alone (bench/RESULTS.md). The caller's thread is confined to the
-// first CPU only while a loop runs: between loops the bulk API computes on
-// its own threads, which start with the caller's mask and go where the
-// scheduler puts them. A slow or busy CPU's items go to the others
-// (mldsa::Split).
+// sum of each core's rate alone (bench/RESULTS.md). The caller's thread is
+// confined to the first CPU only while a loop runs: between loops the bulk
+// API computes on its own threads, which start with the caller's mask and
+// go where the scheduler puts them. A slow or busy CPU's items go to the
+// others (mldsa::Split).
 // Each helper also takes its own copy of the descriptor table
 // (unshare(CLONE_FILES)), so the folders the loops open files in are opened
 // before the workers are made. Threads opening and closing thousands of
@@ -631,7 +631,7 @@ class FileWorkers : public mldsa::WorkerPool {
   std::vector<int> cpus_;  // the mask the tool started with
 
   explicit FileWorkers(std::vector<int> cpus)
-      : WorkerPool(cpus.empty() ? mldsa::usable_cpus() : static_cast<unsigned>(cpus.size()),
+      : WorkerPool(mldsa::usable_cpus(),
                    [cpus](unsigned w) {
                      if (cpus.size() > 1) (void)mldsa::confine_thread({cpus[w % cpus.size()]});
 #if !defined(TOOL_UNDER_TSAN)
