@@ -283,7 +283,8 @@ bool device_usable(mldsa_accel_batch& ctx, mldsa::route::BatchOp op) {
   return ctx.router->device_usable(probe);
 }
 
-// Items a thread takes at a time in a call's parallel pass.
+// Items a thread takes at a time in a call's parallel pass; a call of no
+// more is computed on the calling thread alone, as batch.h promises.
 constexpr size_t kGrain = 16;
 
 // f(i, worker) for i in [0, n) on the context's threads: threads kept for

@@ -31,6 +31,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -70,7 +71,7 @@ const char kHelp[] =
     "32-byte seed, which needs --alg). keygen writes DIR/key-<i>.seed (the private key's\n"
     "32-byte seed) and DIR/key-<i>.pub (pkEncode bytes).\n"
     "--alg: ML-DSA-44, ML-DSA-65 or ML-DSA-87. --resume: skip items whose output file\n"
-    "already exists whole (after Ctrl-C). --chunk N: items per call (default 4096).\n"
+    "already exists whole (after Ctrl-C). --chunk N: items per chunk (default 4096).\n"
     "--json: the summary as one JSON object (stdout; stderr with --in -): items, failed,\n"
     "skipped, seconds, items_per_second, latency_p50_ms, latency_p99_ms, call_seconds,\n"
     "cpu_items, device_items, per_device (cpu, gpu0, gpu1, ...), device_checked,\n"
@@ -594,19 +595,20 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
                t.done + t.skipped, t.total, cmd.c_str());
 }
 
-// The threads that read and write a command's files: one per CPU the tool
-// may use (on one thread, file system calls would cap verification, a few
-// microseconds an item, at one core's rate), kept for the whole command
-// (mldsa::WorkerPool: three loops a chunk), each on a CPU of its own during
-// the loops. Threads that sleep between short loops of system calls look
-// light to a scheduler: on the project's VM both were run on one CPU for
-// whole loops (counted per item with sched_getcpu); with a CPU each, whole
-// verify runs over 10000 ~100-byte files went from 83-89% to 90-92% of the
-// sum of each core's rate alone (bench/RESULTS.md). The caller's thread is
-// confined to the first CPU only while a loop runs: between loops the bulk
-// API computes on its own threads, which start with the caller's mask and
-// go where the scheduler puts them. A slow or busy CPU's items go to the
-// others (mldsa::Split).
+// The threads that read and write a command's files (and, with no GPU,
+// compute them): one per CPU the tool may use (on one thread, file system
+// calls would cap verification, a few microseconds an item, at one core's
+// rate), kept for the whole command (mldsa::WorkerPool: a loop or three a
+// chunk), each on a CPU of its own during the loops. Threads that sleep
+// between short loops of system calls look light to a scheduler: on the
+// project's VM both were run on one CPU for whole loops (counted per item
+// with sched_getcpu); with a CPU each, whole verify runs over 10000
+// ~100-byte files went from 83-89% to 90-92% of the sum of each core's rate
+// alone (bench/RESULTS.md). The caller's thread is confined to the first
+// CPU only while a loop runs: between loops the bulk API computes on its
+// own threads, which start with the caller's mask and go where the
+// scheduler puts them. A slow or busy CPU's items go to the others
+// (mldsa::Split).
 // Each helper also takes its own copy of the descriptor table
 // (unshare(CLONE_FILES)), so the folders the loops open files in are opened
 // before the workers are made. Threads opening and closing thousands of
@@ -619,11 +621,11 @@ void resume_hint(const Options& o, const Tally& t, bool stream) {
 class FileWorkers : public mldsa::WorkerPool {
  public:
   FileWorkers() : FileWorkers(mldsa::affinity_cpus()) {}
-  // f(j, w) for j in [0, n), w the worker (< size()).
+  // f(j, w) for j in [0, n), w the worker (< size()), grain js at a time.
   template <typename F>
-  void each(size_t n, F f) {
+  void each(size_t n, size_t grain, F f) {
     const bool confined = cpus_.size() > 1 && mldsa::confine_thread({cpus_[0]});
-    parallel_for(n, 4, f);
+    parallel_for(n, grain, f);
     if (confined) (void)mldsa::confine_thread(cpus_);
   }
 
@@ -642,6 +644,19 @@ class FileWorkers : public mldsa::WorkerPool {
 };
 
 // ---- the commands ----
+
+// Items a worker takes at a time when there is no GPU: no more than the
+// bulk API computes on the calling thread (include/mldsa_accel/batch.h).
+constexpr size_t kGroup = 16;
+
+// Whether the context has no GPU to give work to (none, or taken out of
+// service): then big calls gain nothing. While its engine is starting it
+// may get one, and the tool keeps making whole-chunk calls.
+bool cpu_only(mldsa_accel_batch* ctx) {
+  mldsa_accel_stats s{};
+  return mldsa_accel_batch_stats(ctx, &s) == MLDSA_ACCEL_OK &&
+         (s.device_out_of_service != 0 || std::strncmp(s.devices, "none", 4) == 0);
+}
 
 int keygen(const Options& o, mldsa_accel_batch* ctx, Tally& t) {
   mldsa_accel_key* probe = nullptr;
@@ -677,7 +692,7 @@ int keygen(const Options& o, mldsa_accel_batch* ctx, Tally& t) {
     if (mldsa_accel_keygen(ctx, o.alg.c_str(), items.data(), n) < 0) return kExitUsage;
     add_latency(t, start, n);
     std::vector<const char*> whys(n, nullptr);
-    workers.each(n, [&](size_t j, unsigned) {
+    workers.each(n, 4, [&](size_t j, unsigned) {
       // The seed is written last: a key whose seed file is whole is whole.
       const std::string base = "key-" + std::to_string(todo[first + j]);
       whys[j] = items[j].status != MLDSA_ACCEL_OK ? mldsa_accel_status_string(items[j].status)
@@ -733,8 +748,10 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
   for (size_t first = 0; first < todo.size() && !g_interrupted; first += o.chunk) {
     const size_t n = std::min(o.chunk, todo.size() - first);
     std::vector<char> read_ok(n, 1);
+    std::vector<const char*> whys(n, nullptr);
     for (ReadArena& a : arenas) a.clear();
-    workers.each(n, [&](size_t j, unsigned w) {
+    // Item j's files read into worker w's arena, and its request made.
+    auto read = [&](size_t j, unsigned w) {
       const char* f = inputs.name(todo[first + j]);
       std::span<const uint8_t> msg, sig;
       read_ok[j] = arenas[w].read(inputs.folder(), f, msg) &&
@@ -744,13 +761,14 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
       mldsa_accel_key* k = read_ok[j] ? key : nullptr;
       if (sign) sign_items[j] = {k, msg.data(), msg.size(), cctx, o.context.size(), made.data() + j * sig_bytes, sig_bytes, 0};
       else verify_items[j] = {k, msg.data(), msg.size(), cctx, o.context.size(), sig.data(), sig.size(), 0};
-    });
-    const auto start = Clock::now();
-    if (sign) mldsa_accel_sign(ctx, sign_items.get(), n, o.deterministic ? MLDSA_ACCEL_DETERMINISTIC : 0);
-    else mldsa_accel_verify(ctx, verify_items.get(), n);
-    add_latency(t, start, n);
-    std::vector<const char*> whys(n, nullptr);
-    workers.each(n, [&](size_t j, unsigned) {
+    };
+    // Items [j, j + count) computed.
+    auto call = [&](size_t j, size_t count) {
+      if (sign) mldsa_accel_sign(ctx, sign_items.get() + j, count, o.deterministic ? MLDSA_ACCEL_DETERMINISTIC : 0);
+      else mldsa_accel_verify(ctx, verify_items.get() + j, count);
+    };
+    // Item j's outcome, and (sign) its signature written.
+    auto finish = [&](size_t j, unsigned) {
       const char* f = inputs.name(todo[first + j]);
       const int status = sign ? sign_items[j].status : verify_items[j].status;
       whys[j] = !read_ok[j] ? (sign ? "cannot read the file" : "cannot read the file or its signature")
@@ -758,7 +776,68 @@ int files(const Options& o, mldsa_accel_batch* ctx, mldsa_accel_key* key, Tally&
                 : sign && !write_file(sig_dir.get(), sig_name(f), made.data() + j * sig_bytes, sig_bytes)
                     ? "cannot write the signature"
                     : nullptr;
-    });
+    };
+    if (workers.size() > 1 && cpu_only(ctx)) {
+      // No GPU to give big calls to: each worker reads, computes (the API
+      // computes a call of kGroup items on the calling thread) and writes a
+      // group at a time, with no wait for the others until the chunk ends;
+      // a chunk's latency and call time are its groups'. Signature files
+      // are created by one thread at a time: a worker that finds another
+      // creating queues its group and goes on computing, and whoever
+      // creates takes what is queued: one creates while the other computes.
+      // On ext4 two threads creating files in one folder at once made them
+      // at 43-84% of twice one thread's rate (bench_file_threads, the
+      // folder's lock among the causes). Sign runs over 10000 ~100-byte
+      // files on 2 cores went from 86-88% to 92-95% of the sum of each core
+      // alone on ext4 (three loops a chunk: read, compute, write; without
+      // the queue 88-92%), and verify runs from 89-92% to 91-93%. On one
+      // thread there is nothing to wait for, and the three loops keep each
+      // kind of work together: one thread alternating signing and creating
+      // files on ext4 did 2-23% fewer items a second (bench/RESULTS.md).
+      std::vector<std::vector<double>> ms(workers.size());  // per worker: each item's call time
+      std::vector<double> busy(workers.size(), 0);            // per worker: ms in calls
+      std::mutex queue_m, creating;
+      std::vector<size_t> queued;  // groups computed and not yet written (sign)
+      auto finish_group = [&](size_t g, unsigned w) {
+        for (size_t j = g * kGroup; j < std::min(n, (g + 1) * kGroup); ++j) finish(j, w);
+      };
+      workers.each((n + kGroup - 1) / kGroup, 1, [&](size_t g, unsigned w) {
+        const size_t lo = g * kGroup, hi = std::min(n, lo + kGroup);
+        for (size_t j = lo; j < hi; ++j) read(j, w);
+        const auto start = Clock::now();
+        call(lo, hi - lo);
+        const double took = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        ms[w].insert(ms[w].end(), hi - lo, took);
+        busy[w] += took;
+        if (!sign) return finish_group(g, w);
+        {
+          std::lock_guard<std::mutex> lock(queue_m);
+          queued.push_back(g);
+        }
+        for (std::unique_lock<std::mutex> writer(creating, std::try_to_lock); writer.owns_lock();) {
+          std::vector<size_t> take;
+          {
+            std::lock_guard<std::mutex> lock(queue_m);
+            take.swap(queued);
+          }
+          if (take.empty()) break;
+          for (const size_t q : take) finish_group(q, w);
+        }
+      });
+      // What was queued after its writer's last look.
+      workers.each(queued.size(), 1, [&](size_t k, unsigned w) { finish_group(queued[k], w); });
+      // The call time as the longest any worker spent in calls (they ran
+      // side by side): items / call_seconds stays a rate, and no item's
+      // latency exceeds it.
+      for (const std::vector<double>& m : ms) t.latency_ms.insert(t.latency_ms.end(), m.begin(), m.end());
+      t.call_seconds += *std::max_element(busy.begin(), busy.end()) / 1000;
+    } else {
+      workers.each(n, 4, read);
+      const auto start = Clock::now();
+      call(0, n);
+      add_latency(t, start, n);
+      workers.each(n, 4, finish);
+    }
     for (size_t j = 0; j < n; ++j) {  // in input order
       const char* why = whys[j];
       if (why != nullptr) {
