@@ -232,8 +232,10 @@ def case_summary(a, d):
                         "--chunk", "30"], a.tool, cpu, 0).stdout)
     assert j["items"] == 120 and j["cpu_items"] == 120 and j["device_items"] == 0, j
     assert 0 < j["latency_p50_ms"] <= j["latency_p99_ms"] <= j["seconds"] * 1000, j
-    # The four chunks' calls: at least the longest one's time, at most the run's.
-    assert j["latency_p99_ms"] / 1000 <= j["call_seconds"] <= j["seconds"], j
+    # The calls' time: at least a typical call's, at most the run's (where
+    # threads make their own calls it is their time in calls over their
+    # number, which the longest call may exceed).
+    assert j["latency_p50_ms"] / 1000 <= j["call_seconds"] <= j["seconds"], j
     assert j["per_device"] == {"cpu": 120}, j
     p = run(["verify", "--pub", pub, "--in", manifest, "--sigs", sigs], a.tool, cpu, 0)
     assert "latency p50" in p.stderr and "p99" in p.stderr, p.stderr
