@@ -142,9 +142,9 @@ void create_items(int dir, size_t from, size_t to) {
 // many were deleted (bench/RESULTS.md).
 std::map<std::string, double> create_round(const std::filesystem::path& base, size_t n, unsigned cores, int round) {
   std::map<std::string, double> us;
+  int made = 0;  // folders of this round
   auto folder = [&] {
-    static int made = 0;
-    const std::filesystem::path p = base / ("out" + std::to_string(made++));
+    const std::filesystem::path p = base / ("out" + std::to_string(round) + "-" + std::to_string(made++));
     std::filesystem::create_directories(p);
     return open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   };

@@ -285,7 +285,7 @@ bool device_usable(mldsa_accel_batch& ctx, mldsa::route::BatchOp op) {
 
 // Items a thread takes at a time in a call's parallel pass; a call of no
 // more is computed on the calling thread alone, as batch.h promises.
-constexpr size_t kGrain = 16;
+constexpr size_t kGrain = MLDSA_ACCEL_CALLER_ITEMS;
 
 // f(i, worker) for i in [0, n) on the context's threads: threads kept for
 // its calls (WorkerPool) rather than started for each, which cost calls of

@@ -116,9 +116,11 @@ typedef struct {
  * built in the background) everything runs on the CPU. Every GPU result is
  * checked on the CPU before it is returned (docs/BULK.md). Key generation
  * runs on the CPU cores: no check of a GPU key costs less than making it.
- * Without a GPU, a sign or verify call of at most 16 items is computed on the
- * calling thread alone: an application with threads of its own (the bulk
- * tool) can keep each busy with such calls, with no wait for other threads. */
+ * Without a GPU, a sign or verify call of at most MLDSA_ACCEL_CALLER_ITEMS
+ * items is computed on the calling thread alone: an application with threads
+ * of its own (the bulk tool) can keep each busy with such calls, with no wait
+ * for other threads. */
+#define MLDSA_ACCEL_CALLER_ITEMS 16
 long mldsa_accel_sign(mldsa_accel_batch* ctx, mldsa_accel_sign_item* items, size_t n, unsigned flags);
 long mldsa_accel_verify(mldsa_accel_batch* ctx, mldsa_accel_verify_item* items, size_t n);
 long mldsa_accel_keygen(mldsa_accel_batch* ctx, const char* alg, mldsa_accel_keygen_item* items, size_t n);

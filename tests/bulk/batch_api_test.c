@@ -81,26 +81,26 @@ int main(void) {
   CHECK(mldsa_accel_key_new("ML-DSA-44", 1, sks[0], SK, &from_sk) == MLDSA_ACCEL_OK);
   CHECK(mldsa_accel_signature_size(priv[0]) == SIG);
 
-  /* Without a GPU a call of at most 16 items computes on the calling thread
-   * (batch.h; the bulk tool relies on it): its CPU time is nearly all the
-   * process's, where threads sharing the work would leave it about half
-   * (on two cores or more). */
+  /* Without a GPU a call of at most MLDSA_ACCEL_CALLER_ITEMS items computes
+   * on the calling thread (batch.h; the bulk tool relies on it): its CPU
+   * time is nearly all the process's, where threads sharing the work would
+   * leave it about half (on two cores or more). */
   if (getenv("MLDSA_ACCEL_SIM_DEVICES") == NULL) {
-    mldsa_accel_sign_item small[16];
+    mldsa_accel_sign_item small[MLDSA_ACCEL_CALLER_ITEMS];
     struct timespec t0, p0, t1, p1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p0);
     for (int round = 0; round < 20; ++round) {
-      for (int i = 0; i < 16; ++i)
+      for (int i = 0; i < MLDSA_ACCEL_CALLER_ITEMS; ++i)
         small[i] = (mldsa_accel_sign_item){priv[i % KEYS], msgs[i], 20, NULL, 0, sigs[i], SIG, -99};
-      CHECK(mldsa_accel_sign(ctx, small, 16, 0) == 0);
+      CHECK(mldsa_accel_sign(ctx, small, MLDSA_ACCEL_CALLER_ITEMS, 0) == 0);
     }
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p1);
     const double thread = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     const double process = (double)(p1.tv_sec - p0.tv_sec) + 1e-9 * (double)(p1.tv_nsec - p0.tv_nsec);
-    printf("calls of 16 items: %.1f ms of CPU on the calling thread, %.1f ms in the process\n", 1e3 * thread,
-           1e3 * process);
+    printf("calls of %d items: %.1f ms of CPU on the calling thread, %.1f ms in the process\n",
+           MLDSA_ACCEL_CALLER_ITEMS, 1e3 * thread, 1e3 * process);
     CHECK(thread >= 0.9 * process);
   }
 

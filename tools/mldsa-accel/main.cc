@@ -646,9 +646,9 @@ class FileWorkers : public mldsa::WorkerPool {
 
 // ---- the commands ----
 
-// Items a worker takes at a time when there is no GPU: no more than the
-// bulk API computes on the calling thread (include/mldsa_accel/batch.h).
-constexpr size_t kGroup = 16;
+// Items a worker takes at a time when there is no GPU: as many as the bulk
+// API computes on the calling thread (include/mldsa_accel/batch.h).
+constexpr size_t kGroup = MLDSA_ACCEL_CALLER_ITEMS;
 
 // Whether the context has no GPU to give work to (none, or taken out of
 // service): then big calls gain nothing. While its engine is starting it
